@@ -1,0 +1,170 @@
+"""numpy core of the frequentist estimators (DESIGN.md section 2). Knows nothing of xarray.
+
+Arrays are (M, N): M models, N questions. ``p`` is the mean score per cell, ``w`` the within-cell
+variance of the samples (ddof=0; p(1 - p) for 0/1 scores), ``k`` the number of samples; cells a
+model did not answer are NaN in ``p`` and ``w`` and 0 in ``k``. All variances use ddof=0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special, stats
+
+
+def cell_moments(correct, count, sum_sq) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cell mean ``p`` and within-cell variance ``w`` (NaN where ``count == 0``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p, w = cell_moments(np.array([[3.0]]), np.array([[4]]), np.array([[3.0]]))
+    >>> float(p[0, 0]), float(w[0, 0])
+    (0.75, 0.1875)
+    """
+    count = np.asarray(count)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        k = np.where(count > 0, count, np.nan)
+        p = np.asarray(correct, dtype=float) / k
+        # E[A^2] - E[A]^2 per cell; clamp the float rounding of 0/1 data (exactly 0 in maths).
+        w = np.maximum(np.asarray(sum_sq, dtype=float) / k - p**2, 0.0)
+    return p, w
+
+
+def correction_terms(w: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Small-K correction b = mean_i(w_i / (K_i - 1)) per model (NaN when any answered K_i < 2).
+
+    E[w_i / (K_i - 1)] = Var_e(A_i) / K_i, the prediction noise left in the K-sample mean p_i, so
+    var_i(p_i) - b estimates the data variance without the 1/(K-1) bias (paper eq. 22-23).
+    """
+    answered = k > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        terms = np.where(answered, w / (k - 1.0), np.nan)
+        terms = np.where(answered & (k < 2), np.inf, terms)
+    b = np.nanmean(terms, axis=-1)
+    return np.where(np.isfinite(b), b, np.nan)
+
+
+def model_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarray]:
+    """Per-model variance components over the questions each model answered.
+
+    Returns a dict of (M,) arrays: ``questions`` (N_m), ``accuracy``, ``total``, ``data``,
+    ``prediction``, ``var_mean`` (variance of the K-averaged per-question score, so that
+    ``var_mean / N`` is the squared SE of the observed score) and ``mean_k``.
+    ``data`` and ``prediction`` are NaN where any K_i < 2 (the split is not identifiable);
+    ``total`` is always defined. ``data + prediction == total`` up to rounding.
+    """
+    p, w, k = np.atleast_2d(p), np.atleast_2d(w), np.atleast_2d(k)
+    answered = k > 0
+    n = answered.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accuracy = np.nanmean(p, axis=-1)
+        var_mean = np.nanmean((p - accuracy[:, None]) ** 2, axis=-1)
+        mean_w = np.nanmean(w, axis=-1)
+        mean_k = np.where(n > 0, np.where(answered, k, 0).sum(axis=-1) / n, np.nan)
+    total = var_mean + mean_w
+    splittable = ~np.any(answered & (k < 2), axis=-1)
+    b = correction_terms(w, k) if correction else np.zeros_like(total)
+    data = np.where(splittable, var_mean - b, np.nan)
+    prediction = np.where(splittable, mean_w + b, np.nan)
+    return {"questions": n, "accuracy": accuracy, "total": total, "data": data,
+            "prediction": prediction, "var_mean": var_mean, "mean_k": mean_k}  # fmt: skip
+
+
+def pair_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarray]:
+    """All-pairs paired components from one M x M covariance of the per-question means.
+
+    ``p, w, k`` must be complete (every model answered every question). Returns M x M arrays
+    ``difference`` (row minus column), ``total``, ``data``, ``prediction``, ``var_mean``
+    (var_i(p_A - p_B)), ``correlation``, and the (M,) per-model dict under ``"model"``.
+    Cost: one (M, N) @ (N, M) product.
+    """
+    p, w, k = np.atleast_2d(p), np.atleast_2d(w), np.atleast_2d(k)
+    if np.any(k <= 0):
+        raise ValueError("pair_components needs complete data (every model answered every question)")
+    n = p.shape[-1]
+    single = model_components(p, w, k, correction=correction)
+    centred = p - single["accuracy"][:, None]
+    cov = centred @ centred.T / n
+    var = np.diag(cov)
+    var_mean = np.maximum(var[:, None] + var[None, :] - 2.0 * cov, 0.0)
+    np.fill_diagonal(var_mean, 0.0)
+    total_single = single["total"]
+    total = total_single[:, None] + total_single[None, :] - 2.0 * cov
+    mean_w = single["total"] - var
+    b = correction_terms(w, k) if correction else np.zeros_like(var)
+    data = var_mean - (b[:, None] + b[None, :])
+    prediction = mean_w[:, None] + mean_w[None, :] + b[:, None] + b[None, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sd = np.sqrt(var)
+        correlation = cov / (sd[:, None] * sd[None, :])
+    return {"difference": single["accuracy"][:, None] - single["accuracy"][None, :],
+            "total": total, "data": data, "prediction": prediction, "var_mean": var_mean,
+            "correlation": correlation, "n": n, "model": single}  # fmt: skip
+
+
+def expected_wins(p) -> np.ndarray:
+    """M x M expected win counts: entry (a, b) is sum_i p_a,i (1 - p_b,i).
+
+    For 0/1 scores this is the number of questions a got right and b got wrong.
+    """
+    p = np.atleast_2d(p)
+    return p @ (1.0 - p).T
+
+
+def sign_test_pvalue(wins_a, wins_b) -> np.ndarray:
+    """Exact two-sided sign test on discordant counts (vectorised ``binomtest(wa, wa+wb, 0.5)``).
+
+    Fractional counts are truncated to integers first, as Eval-Arena does with expected wins.
+    No discordant question gives p = 1.
+
+    Examples
+    --------
+    >>> round(float(sign_test_pvalue(10, 2)), 6)
+    0.038574
+    """
+    wa = np.trunc(np.asarray(wins_a, dtype=float))
+    wb = np.trunc(np.asarray(wins_b, dtype=float))
+    n = wa + wb
+    low = np.minimum(wa, wb)
+    # For p = 0.5 the binomial is symmetric: two-sided p = 2 P(X <= min), capped at 1.
+    return np.minimum(1.0, 2.0 * stats.binom.cdf(low, n, 0.5))
+
+
+def mcnemar_pvalue(wins_a, wins_b, *, continuity: bool = True) -> np.ndarray:
+    """McNemar chi-square test (1 df) on discordant counts, with Edwards' continuity correction.
+
+    Examples
+    --------
+    >>> round(float(mcnemar_pvalue(10, 2)), 6)
+    0.043308
+    """
+    wa = np.asarray(wins_a, dtype=float)
+    wb = np.asarray(wins_b, dtype=float)
+    n = wa + wb
+    diff = np.abs(wa - wb)
+    if continuity:
+        diff = np.maximum(diff - 1.0, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        chi2 = np.where(n > 0, diff**2 / n, 0.0)
+    return special.chdtrc(1, chi2)
+
+
+def bootstrap_cov(p, *, n_boot: int = 1000, rng: np.random.Generator) -> np.ndarray:
+    """Covariance (M x M) of the models' mean scores under resampling questions with replacement.
+
+    All models are resampled on the same questions (paired). Vectorised: the resamples are a
+    (n_boot, N) matrix of multinomial counts, and the resampled means are one matrix product.
+    The bootstrap SE of a difference is sqrt(C_aa + C_bb - 2 C_ab).
+    """
+    p = np.atleast_2d(p)
+    n = p.shape[-1]
+    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot).astype(float)
+    means = counts @ p.T / n  # (n_boot, M)
+    return np.cov(means, rowvar=False, ddof=1).reshape(p.shape[0], p.shape[0])
+
+
+def se(var, n) -> np.ndarray:
+    """sqrt(var / n), NaN (not clipped) where an estimated variance is negative."""
+    var = np.asarray(var, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return np.where(var >= 0, np.sqrt(np.abs(var) / n), np.nan)

@@ -1,0 +1,231 @@
+"""xarray/pandas wrappers: per-model and all-pairs noise tables from a loaded dataset."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from scipy import special
+
+from bayesnoise.data import MODEL, complete
+from bayesnoise.frequentist import _core
+
+MODEL_A, MODEL_B = "model_a", "model_b"
+
+
+def _arrays(ds: xr.Dataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    p, w = _core.cell_moments(ds["correct"].values, ds["count"].values, ds["sum_sq"].values)
+    return p, w, ds["count"].values
+
+
+def _split_note(ds: xr.Dataset, comps: dict) -> str | None:
+    """Why the data/prediction split is missing for some models, or None."""
+    bad = np.isnan(comps["data"])
+    if not bad.any():
+        return None
+    names = ", ".join(map(str, ds[MODEL].values[bad][:5])) + (", ..." if bad.sum() > 5 else "")
+    if not ds.attrs.get("counts_known", True):
+        why = "the input gives fractional pass1 without the number of samples behind it"
+    else:
+        why = "some questions have K = 1 sample"
+    return (
+        f"data/prediction split not identifiable for {int(bad.sum())} model(s) ({names}): {why}; "
+        "one sample per question measures only the total variance, so se_data and se_prediction "
+        "are left empty"
+    )
+
+
+def model_noise(ds: xr.Dataset, *, correction: bool = True) -> pd.DataFrame:
+    """Per-model accuracy and total / data / prediction noise (DESIGN.md section 2).
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        From :func:`bayesnoise.load`. Each model is measured on the questions it answered.
+    correction : bool, default True
+        Apply the small-K correction (paper eq. 22-23). ``False`` gives the uncorrected estimators
+        data = var_i(p_i), prediction = mean_i(w_i) (what the all-the-noises model tables report;
+        biased by a 1/(K-1) share of the prediction variance).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model: ``model, questions, samples_per_question, accuracy, total, data,
+        prediction, se_total, se_data, se_prediction, se_mean``. Variances are per question;
+        ``se_x = sqrt(x / N)``; ``se_mean = sqrt(var_i(p_i) / N)`` is the SE of the observed score
+        averaged over its samples (= sqrt((data + prediction / K) / N) for constant K). With K = 1
+        only the total is identifiable: data, prediction and their SEs are NaN, and the reason is
+        warned and stored in ``df.attrs["note"]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayesnoise.data import from_arrays
+    >>> from bayesnoise.frequentist import model_noise
+    >>> ds = from_arrays(np.array([[4, 1, 3, 2]]), np.full((1, 4), 4), models=["a"])
+    >>> row = model_noise(ds).iloc[0]
+    >>> bool(np.isclose(row.data + row.prediction, row.total))
+    True
+    """
+    p, w, k = _arrays(ds)
+    comps = _core.model_components(p, w, k, correction=correction)
+    n = comps["questions"]
+    df = pd.DataFrame(
+        {
+            "model": ds[MODEL].values.astype(str),
+            "questions": n,
+            "samples_per_question": comps["mean_k"],
+            "accuracy": comps["accuracy"],
+            "total": comps["total"],
+            "data": comps["data"],
+            "prediction": comps["prediction"],
+            "se_total": _core.se(comps["total"], n),
+            "se_data": _core.se(comps["data"], n),
+            "se_prediction": _core.se(comps["prediction"], n),
+            "se_mean": _core.se(comps["var_mean"], n),
+        }
+    )
+    note = _split_note(ds, comps)
+    if note:
+        warnings.warn(note, UserWarning, stacklevel=2)
+        df.attrs["note"] = note
+    return df
+
+
+def pair_noise_dataset(
+    ds: xr.Dataset,
+    *,
+    on_missing: str = "raise",
+    correction: bool = True,
+    n_boot: int = 0,
+    random_seed: int | None = 0,
+) -> xr.Dataset:
+    """All-pairs paired noise as M x M matrices with dims ``(model_a, model_b)``.
+
+    Built from one M x M covariance of the per-question mean scores (no loop over pairs).
+    Entry (a, b) describes ``a - b``. Variables: ``difference``, ``total``, ``data``,
+    ``prediction``, ``var_mean``, ``se_total``, ``se_data``, ``se_prediction``, ``se_mean``, ``z``
+    (difference / se_mean), ``p_normal``, ``wins_a`` (expected number of questions a wins:
+    sum_i p_a (1 - p_b)), ``p_sign_test``, ``p_mcnemar``, ``correlation`` and, with ``n_boot > 0``,
+    ``se_bootstrap`` (paired bootstrap over questions, seeded by ``random_seed``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayesnoise.data import from_arrays
+    >>> from bayesnoise.frequentist import pair_noise_dataset
+    >>> rng = np.random.default_rng(0)
+    >>> ds = from_arrays(rng.integers(0, 2, (3, 50)), np.ones((3, 50)), models=["a", "b", "c"])
+    >>> out = pair_noise_dataset(ds)
+    >>> bool(np.allclose(out.difference, -out.difference.T))
+    True
+    """
+    ds = complete(ds, on_missing=on_missing)
+    p, w, k = _arrays(ds)
+    comps = _core.pair_components(p, w, k, correction=correction)
+    n = comps["n"]
+    wins = _core.expected_wins(p)
+    se_mean = _core.se(comps["var_mean"], n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.where(se_mean > 0, comps["difference"] / se_mean, np.nan)
+    dims = (MODEL_A, MODEL_B)
+    names = ds[MODEL].values.astype(str)
+    out = xr.Dataset(
+        {
+            "difference": (dims, comps["difference"]),
+            "total": (dims, comps["total"]),
+            "data": (dims, comps["data"]),
+            "prediction": (dims, comps["prediction"]),
+            "var_mean": (dims, comps["var_mean"]),
+            "se_total": (dims, _core.se(comps["total"], n)),
+            "se_data": (dims, _core.se(comps["data"], n)),
+            "se_prediction": (dims, _core.se(comps["prediction"], n)),
+            "se_mean": (dims, se_mean),
+            "z": (dims, z),
+            "p_normal": (dims, special.erfc(np.abs(z) / np.sqrt(2.0))),
+            "wins_a": (dims, wins),
+            "p_sign_test": (dims, _core.sign_test_pvalue(wins, wins.T)),
+            "p_mcnemar": (dims, _core.mcnemar_pvalue(wins, wins.T)),
+            "correlation": (dims, comps["correlation"]),
+            "accuracy": (MODEL, comps["model"]["accuracy"]),
+        },
+        coords={MODEL_A: names, MODEL_B: names, MODEL: names},
+        attrs={"questions": int(n), "benchmark": ds.attrs.get("benchmark", ""),
+               "correction": bool(correction)},  # fmt: skip
+    )
+    if n_boot > 0:
+        cov = _core.bootstrap_cov(p, n_boot=n_boot, rng=np.random.default_rng(random_seed))
+        var = np.diag(cov)
+        out["se_bootstrap"] = (dims, np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0)))
+        out.attrs["n_boot"] = int(n_boot)
+    return out
+
+
+PAIR_COLUMNS = ["model_a", "model_b", "accuracy_a", "accuracy_b", "difference", "se_total",
+                "se_data", "se_prediction", "se_mean", "z", "p_sign_test", "p_mcnemar",
+                "correlation"]  # fmt: skip
+
+
+def pair_noise(
+    ds: xr.Dataset,
+    *,
+    on_missing: str = "raise",
+    correction: bool = True,
+    max_difference: float | None = None,
+    n_boot: int = 0,
+    random_seed: int | None = 0,
+) -> pd.DataFrame:
+    """Tidy table of all unordered model pairs (a before b in the dataset's model order).
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+    on_missing : {"raise", "intersect"}
+        What to do when models do not cover the same questions (see :func:`bayesnoise.complete`).
+    correction : bool, default True
+        Small-K correction of the paired data/prediction split.
+    max_difference : float, optional
+        Keep only pairs with ``|difference| <= max_difference``.
+    n_boot : int, default 0
+        Paired bootstrap replicates; adds a ``se_bootstrap`` column when > 0.
+    random_seed : int, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``model_a, model_b, accuracy_a, accuracy_b, difference, se_total, se_data,
+        se_prediction, se_mean, z, p_sign_test, p_mcnemar, correlation`` then the variances
+        ``total, data, prediction`` (and ``se_bootstrap``). ``se_total`` is the noise of a
+        one-sample-per-question run (what the paper tabulates); ``se_mean`` is the SE of the
+        difference actually observed, and ``z`` uses it. A negative estimated paired data
+        variance (possible once the small-K correction is subtracted) is kept in ``data`` and
+        gives an empty ``se_data``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayesnoise.data import from_arrays
+    >>> from bayesnoise.frequentist import pair_noise
+    >>> rng = np.random.default_rng(0)
+    >>> ds = from_arrays(rng.integers(0, 2, (3, 50)), np.ones((3, 50)), models=["a", "b", "c"])
+    >>> len(pair_noise(ds))
+    3
+    """
+    mat = pair_noise_dataset(
+        ds, on_missing=on_missing, correction=correction, n_boot=n_boot, random_seed=random_seed
+    )
+    m = mat.sizes[MODEL]
+    ia, ib = np.triu_indices(m, k=1)
+    names = mat[MODEL].values
+    acc = mat["accuracy"].values
+    cols = {"model_a": names[ia], "model_b": names[ib], "accuracy_a": acc[ia], "accuracy_b": acc[ib]}
+    extra = ["total", "data", "prediction"] + (["se_bootstrap"] if n_boot > 0 else [])
+    for name in [*PAIR_COLUMNS[4:], *extra]:
+        cols[name] = mat[name].values[ia, ib]
+    df = pd.DataFrame(cols)
+    df.attrs["questions"] = mat.attrs["questions"]
+    if max_difference is not None:
+        df = df[np.abs(df["difference"]) <= max_difference].reset_index(drop=True)
+    return df
