@@ -67,7 +67,8 @@ def model_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarra
     data = np.where(splittable, var_mean - b, np.nan)
     prediction = np.where(splittable, mean_w + b, np.nan)
     return {"questions": n, "accuracy": accuracy, "total": total, "data": data,
-            "prediction": prediction, "var_mean": var_mean, "mean_k": mean_k}  # fmt: skip
+            "prediction": prediction, "var_mean": var_mean, "mean_w": mean_w,
+            "mean_k": mean_k}  # fmt: skip
 
 
 def pair_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarray]:
@@ -90,7 +91,7 @@ def pair_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarray
     np.fill_diagonal(var_mean, 0.0)
     total_single = single["total"]
     total = total_single[:, None] + total_single[None, :] - 2.0 * cov
-    mean_w = single["total"] - var
+    mean_w = single["mean_w"]
     b = correction_terms(w, k) if correction else np.zeros_like(var)
     data = var_mean - (b[:, None] + b[None, :])
     prediction = mean_w[:, None] + mean_w[None, :] + b[:, None] + b[None, :]
@@ -112,9 +113,12 @@ def expected_wins(p) -> np.ndarray:
 
 
 def sign_test_pvalue(wins_a, wins_b) -> np.ndarray:
-    """Exact two-sided sign test on discordant counts (vectorised ``binomtest(wa, wa+wb, 0.5)``).
+    """Exact two-sided sign test on discordant counts, vectorised ``binomtest(k, n, 0.5)``.
 
-    Fractional counts are truncated to integers first, as Eval-Arena does with expected wins.
+    For 0/1 scores ``wins_a`` and ``wins_b`` are the questions only A, only B got right, and this
+    is the textbook sign test. For fractional scores they are expected win counts
+    sum_i p_A,i (1 - p_B,i); following Eval-Arena, ``k = trunc(wins_a)`` and
+    ``n = trunc(wins_a + wins_b)`` (so p(A, B) and p(B, A) can differ by one truncation step).
     No discordant question gives p = 1.
 
     Examples
@@ -122,10 +126,10 @@ def sign_test_pvalue(wins_a, wins_b) -> np.ndarray:
     >>> round(float(sign_test_pvalue(10, 2)), 6)
     0.038574
     """
-    wa = np.trunc(np.asarray(wins_a, dtype=float))
-    wb = np.trunc(np.asarray(wins_b, dtype=float))
-    n = wa + wb
-    low = np.minimum(wa, wb)
+    wa = np.asarray(wins_a, dtype=float)
+    k = np.trunc(wa)
+    n = np.trunc(wa + np.asarray(wins_b, dtype=float))
+    low = np.minimum(k, n - k)
     # For p = 0.5 the binomial is symmetric: two-sided p = 2 P(X <= min), capped at 1.
     return np.minimum(1.0, 2.0 * stats.binom.cdf(low, n, 0.5))
 
@@ -164,7 +168,12 @@ def bootstrap_cov(p, *, n_boot: int = 1000, rng: np.random.Generator) -> np.ndar
 
 
 def se(var, n) -> np.ndarray:
-    """sqrt(var / n), NaN (not clipped) where an estimated variance is negative."""
+    """Standard error sqrt(max(var, 0) / n); NaN stays NaN.
+
+    A moment estimate of a variance component (the paired data variance after the small-K
+    correction) can come out negative when the true component is near 0; its SE is then reported
+    as 0, the usual truncation of variance-component estimators (and what the all-the-noises
+    tables do). The signed variance itself is kept in the ``data`` columns.
+    """
     var = np.asarray(var, dtype=float)
-    with np.errstate(invalid="ignore"):
-        return np.where(var >= 0, np.sqrt(np.abs(var) / n), np.nan)
+    return np.sqrt(np.maximum(var, 0.0) / n)

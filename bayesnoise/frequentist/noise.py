@@ -200,8 +200,8 @@ def pair_noise(
         ``total, data, prediction`` (and ``se_bootstrap``). ``se_total`` is the noise of a
         one-sample-per-question run (what the paper tabulates); ``se_mean`` is the SE of the
         difference actually observed, and ``z`` uses it. A negative estimated paired data
-        variance (possible once the small-K correction is subtracted) is kept in ``data`` and
-        gives an empty ``se_data``.
+        variance (possible once the small-K correction is subtracted) is kept, signed, in
+        ``data``; its ``se_data`` is 0 (variance components are truncated at zero).
 
     Examples
     --------
