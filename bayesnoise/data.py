@@ -122,7 +122,7 @@ def _select_benchmark(df: pd.DataFrame, benchmark: str | None, name: str) -> tup
     if "benchmark_id" not in df.columns:
         if benchmark is not None:
             raise DataError(f"{name}: benchmark={benchmark!r} asked for, but there is no benchmark_id column")
-        return df, Path(name).stem
+        return df, _stem(name)
     names = list(pd.unique(df["benchmark_id"].astype(str)))
     if benchmark is None:
         if len(names) > 1:
@@ -134,6 +134,14 @@ def _select_benchmark(df: pd.DataFrame, benchmark: str | None, name: str) -> tup
     if benchmark not in names:
         raise DataError(f"{name}: no benchmark {benchmark!r}; it holds {', '.join(names)}")
     return df[df["benchmark_id"].astype(str) == benchmark].reset_index(drop=True), benchmark
+
+
+def _stem(name: str) -> str:
+    """File name without its folder and data extensions (``a/b.csv.gz`` -> ``b``)."""
+    base = Path(name).name
+    for ext in (".gz", ".csv", ".jsonl", ".ndjson", ".json", ".parquet"):
+        base = base.removesuffix(ext)
+    return base
 
 
 def _classify(columns: Iterable[str]) -> str:

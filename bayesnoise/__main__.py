@@ -1,0 +1,5 @@
+import sys
+
+from bayesnoise.cli import main
+
+sys.exit(main())
