@@ -80,8 +80,19 @@ class _Where:
     def __call__(self, pos: int) -> str:
         row = self.df.iloc[pos]
         loc = f"line {pos + self.first_line}" if self.first_line is not None else f"row {pos}"
-        ident = ", ".join(f"{c}={row[c]!r}" for c in ("model", "example_id", "sample") if c in row)
+        ident = ", ".join(f"{c}={_fmt(row[c])}" for c in ("model", "example_id", "sample") if c in row)
         return f"{self.name}, {loc} ({ident})"
+
+
+def _fmt(value) -> str:
+    """Plain repr of a cell value for messages (no numpy type names)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, str):
+        return repr(str(value))
+    if isinstance(value, float):
+        return f"{value:.10g}"
+    return repr(value)
 
 
 def _first_bad(mask: np.ndarray) -> int:
@@ -94,7 +105,7 @@ def _numeric(df: pd.DataFrame, column: str, where: _Where) -> np.ndarray:
     if bad.any():
         pos = _first_bad(bad)
         raise DataError(
-            f"{where(pos)}: {column}={df[column].iloc[pos]!r} is missing or not a number "
+            f"{where(pos)}: {column}={_fmt(df[column].iloc[pos])} is missing or not a number "
             f"({int(bad.sum())} such rows); nothing is imputed"
         )
     return values
@@ -286,7 +297,7 @@ def _check_range(values: np.ndarray, column: str, where: _Where) -> None:
     if bad.any():
         pos = _first_bad(bad)
         raise DataError(
-            f"{where(pos)}: {column}={values[pos]!r} is outside [0, 1] ({int(bad.sum())} such rows); "
+            f"{where(pos)}: {column}={_fmt(values[pos])} is outside [0, 1] ({int(bad.sum())} such rows); "
             "scores are not clipped"
         )
 
@@ -299,13 +310,13 @@ def _from_counts(df: pd.DataFrame, name: str, first_line: int | None, benchmark:
     bad = (count != np.round(count)) | (count < 1)
     if bad.any():
         pos = _first_bad(bad)
-        raise DataError(f"{where(pos)}: count={count[pos]!r} is not a whole number >= 1")
+        raise DataError(f"{where(pos)}: count={_fmt(count[pos])} is not a whole number >= 1")
     if "correct" in df.columns:
         correct = _numeric(df, "correct", where)
         bad = (correct != np.round(correct)) | (correct < 0)
         if bad.any():
             pos = _first_bad(bad)
-            raise DataError(f"{where(pos)}: correct={correct[pos]!r} is not a whole number >= 0")
+            raise DataError(f"{where(pos)}: correct={_fmt(correct[pos])} is not a whole number >= 0")
         bad = correct > count
         if bad.any():
             pos = _first_bad(bad)
@@ -316,7 +327,7 @@ def _from_counts(df: pd.DataFrame, name: str, first_line: int | None, benchmark:
             if bad.any():
                 pos = _first_bad(bad)
                 raise DataError(
-                    f"{where(pos)}: pass1={pass1[pos]!r} disagrees with correct/count="
+                    f"{where(pos)}: pass1={_fmt(pass1[pos])} disagrees with correct/count="
                     f"{correct[pos]:g}/{count[pos]:g}"
                 )
     else:
@@ -328,8 +339,8 @@ def _from_counts(df: pd.DataFrame, name: str, first_line: int | None, benchmark:
         if bad.any():
             pos = _first_bad(bad)
             raise DataError(
-                f"{where(pos)}: pass1*count={raw[pos]!r} is not a whole number of correct samples "
-                f"(pass1={pass1[pos]!r}, count={count[pos]:g})"
+                f"{where(pos)}: pass1*count={_fmt(raw[pos])} is not a whole number of correct samples "
+                f"(pass1={_fmt(pass1[pos])}, count={count[pos]:g})"
             )
     _check_duplicates(df, ["model", "example_id"], where)
     models, questions, arrays = _pivot(
@@ -379,14 +390,14 @@ def from_wide(df: pd.DataFrame, *, name: str = "DataFrame", benchmark: str = "be
     if bad.any():
         q, m = np.argwhere(bad)[0]
         raise DataError(
-            f"{name}: question {df.index[q]!r}, model {df.columns[m]!r}: value {df.iat[q, m]!r} "
+            f"{name}: question {df.index[q]!r}, model {df.columns[m]!r}: value {_fmt(df.iat[q, m])} "
             f"is missing or not a number ({int(bad.sum())} such cells); nothing is imputed"
         )
     out = (values < 0) | (values > 1)
     if out.any():
         q, m = np.argwhere(out)[0]
         raise DataError(f"{name}: question {df.index[q]!r}, model {df.columns[m]!r}: "
-                        f"score {values[q, m]!r} is outside [0, 1]")  # fmt: skip
+                        f"score {_fmt(values[q, m])} is outside [0, 1]")  # fmt: skip
     for axis, labels in (("question", df.index), ("model", df.columns)):
         dup = pd.Index(labels).duplicated()
         if dup.any():
@@ -518,7 +529,7 @@ def complete(ds: xr.Dataset, on_missing: str = "raise") -> xr.Dataset:
         for m in lacking[:5]:
             missing_q = ds[QUESTION].values[~answered[m]]
             shown = ", ".join(map(str, missing_q[:3])) + (", ..." if missing_q.size > 3 else "")
-            details.append(f"model {ds[MODEL].values[m]!r} lacks {missing_q.size} ({shown})")
+            details.append(f"model {_fmt(ds[MODEL].values[m])} lacks {missing_q.size} ({shown})")
         more = f"; and {lacking.size - 5} more models" if lacking.size > 5 else ""
         raise DataError(
             f"{ds.attrs.get('source', 'data')}: models do not cover the same questions: "
