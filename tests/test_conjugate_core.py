@@ -1,0 +1,201 @@
+"""Low-level closed forms of bayesnoise.conjugate against brute-force Monte Carlo."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from bayesnoise.conjugate import (
+    beta_central_moments,
+    finite_sample_moments,
+    fit_empirical_bayes,
+    paired_difference_moments,
+    question_posteriors,
+)
+
+
+def test_beta_central_moments_match_quadrature():
+    for a, b in [(0.3, 2.0), (2.3, 0.7), (5.0, 5.0), (40.0, 1.5)]:
+        dist = stats.beta(a, b)
+        m, v, m3, m4 = beta_central_moments(a, b)
+        assert m == pytest.approx(dist.mean(), rel=1e-12)
+        assert v == pytest.approx(dist.var(), rel=1e-12)
+        for order, val in ((3, m3), (4, m4)):
+            ref = integrate.quad(lambda t, o=order, m=m, d=dist: (t - m) ** o * d.pdf(t), 0, 1, limit=200)[0]
+            assert val == pytest.approx(ref, rel=1e-6, abs=1e-12)
+
+
+def _mc_check(exact_mean, exact_var, draws):
+    """|closed form - MC| within 4 MC standard errors, for the mean and the variance."""
+    n = draws.shape[-1]
+    mc_mean = draws.mean(axis=-1)
+    mc_var = draws.var(axis=-1, ddof=1)
+    se_mean = np.sqrt(mc_var / n)
+    # SE of the sample variance: sqrt((m4 - var^2 (n-3)/(n-1)) / n)
+    cen = draws - mc_mean[..., None]
+    m4 = (cen**4).mean(axis=-1)
+    se_var = np.sqrt(np.maximum(m4 - mc_var**2 * (n - 3) / (n - 1), 0) / n)
+    assert np.all(np.abs(exact_mean - mc_mean) <= 4 * se_mean), (exact_mean, mc_mean, se_mean)
+    assert np.all(np.abs(exact_var - mc_var) <= 4 * se_var), (exact_var, mc_var, se_var)
+
+
+@pytest.mark.parametrize("n_q", [1, 3, 40])
+def test_finite_sample_moments_vs_monte_carlo(n_q):
+    rng = np.random.default_rng(10 + n_q)
+    alpha = rng.uniform(0.2, 6.0, size=(3, n_q))
+    beta = rng.uniform(0.2, 6.0, size=(3, n_q))
+    mask = np.ones((3, n_q), bool)
+    if n_q > 2:
+        mask[1, 0] = False
+    res = finite_sample_moments(alpha, beta, mask=mask)
+    u = rng.beta(alpha[..., None], beta[..., None], size=(3, n_q, 100_000))
+    u = np.where(mask[..., None], u, np.nan)
+    ubar = np.nanmean(u, axis=1)
+    v_pred = np.nanmean(u * (1 - u), axis=1)
+    v_x = np.nanvar(u, axis=1)
+    _mc_check(res.ubar_mean, res.ubar_var, ubar)
+    _mc_check(res.v_pred_mean, res.v_pred_var, v_pred)
+    _mc_check(res.v_x_mean, res.v_x_var, v_x)
+    # identity V_x + V_pred = ubar (1 - ubar) in expectation
+    lhs = res.v_x_mean + res.v_pred_mean
+    rhs = res.ubar_mean - (res.ubar_var + res.ubar_mean**2)
+    np.testing.assert_allclose(lhs, rhs, rtol=1e-10, atol=1e-14)
+    assert res["ubar_mean"] is res.ubar_mean
+
+
+def test_finite_sample_moments_errors():
+    with pytest.raises(ValueError, match="> 0"):
+        finite_sample_moments([0.0, 1.0], [1.0, 1.0])
+    with pytest.raises(ValueError, match="every question"):
+        finite_sample_moments([1.0, 1.0], [1.0, 1.0], mask=[False, False])
+    # masked cells may hold anything
+    res = finite_sample_moments([1.0, np.nan], [1.0, -1.0], mask=[True, False])
+    assert res.ubar_mean == pytest.approx(0.5)
+
+
+def test_paired_difference_moments_vs_monte_carlo():
+    rng = np.random.default_rng(3)
+    aa, ba, ab, bb = rng.uniform(0.3, 5, size=(4, 2, 25))
+    mean, var = paired_difference_moments(aa, ba, ab, bb)
+    d = rng.beta(aa[..., None], ba[..., None], (2, 25, 100_000)) - rng.beta(
+        ab[..., None], bb[..., None], (2, 25, 100_000)
+    )
+    _mc_check(mean, var, d.mean(axis=1))
+
+
+def test_question_posteriors_and_masking():
+    a, b = question_posteriors([[3, 0, 0]], [[5, 5, 0]], [0.5], [2.0])
+    np.testing.assert_allclose(a, [[4, 1, 1]])
+    np.testing.assert_allclose(b, [[3, 6, 1]])
+    with pytest.raises(ValueError, match="0 <= correct <= count"):
+        question_posteriors([6], [5], 0.5, 1.0)
+    with pytest.raises(ValueError, match="0 < mu < 1"):
+        question_posteriors([1], [5], 1.0, 1.0)
+
+
+def test_fit_recovers_parameters_vectorised():
+    rng = np.random.default_rng(0)
+    mu = np.array([0.1, 0.5, 0.9, 0.3])
+    kap = np.array([0.5, 1.0, 5.0, 2.0])
+    u = rng.beta((mu * kap)[:, None], ((1 - mu) * kap)[:, None], (4, 2000))
+    k = rng.integers(3, 12, size=u.shape)  # ragged K
+    c = rng.binomial(k, u)
+    k[0, :10] = 0  # missing cells
+    c[0, :10] = 0
+    fit = fit_empirical_bayes(c, k)
+    assert fit.converged.all()
+    assert (fit.kappa_status == "estimated").all()
+    z_mu = (fit.mu - mu) / fit.mu_se
+    z_k = (np.log(fit.kappa) - np.log(kap)) / np.sqrt(fit.cov[:, 1, 1])
+    assert np.all(np.abs(z_mu) < 4) and np.all(np.abs(z_k) < 4)
+    assert fit.n_questions[0] == 1990
+
+
+def test_fit_matches_scipy_optimizer():
+    from scipy import optimize, special
+
+    rng = np.random.default_rng(5)
+    k = np.full(300, 4)
+    c = rng.binomial(k, rng.beta(0.8, 1.6, 300))
+
+    def nll(th):
+        m, kap = special.expit(th[0]), np.exp(th[1])
+        a, b = m * kap, (1 - m) * kap
+        return -(special.betaln(c + a, k - c + b) - special.betaln(a, b)).sum()
+
+    ref = optimize.minimize(
+        nll, [0.0, 0.0], method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-12}
+    )
+    fit = fit_empirical_bayes(c, k, mu_prior=None)
+    assert fit.mu == pytest.approx(special.expit(ref.x[0]), abs=1e-6)
+    assert fit.kappa == pytest.approx(np.exp(ref.x[1]), rel=1e-5)
+    # Laplace covariance = inverse numerical Hessian
+    h = np.zeros((2, 2))
+    eps = 1e-4
+    x0 = np.array([special.logit(fit.mu), np.log(fit.kappa)])
+    for i in range(2):
+        for j in range(2):
+            e_i, e_j = np.eye(2)[i] * eps, np.eye(2)[j] * eps
+            h[i, j] = (
+                nll(x0 + e_i + e_j)
+                - nll(x0 + e_i - e_j)
+                - nll(x0 - e_i + e_j)
+                + nll(x0 - e_i - e_j)
+            ) / (4 * eps**2)
+    np.testing.assert_allclose(fit.cov, np.linalg.inv(h), rtol=1e-3)
+
+
+def test_fit_k1_kappa_not_identifiable_warns():
+    c = np.array([[1, 0, 1, 1, 0, 1]])
+    with pytest.warns(UserWarning, match="not identifiable"):
+        fit = fit_empirical_bayes(c, np.ones_like(c))
+    assert fit.kappa_status[0] == "assumed" and fit.kappa[0] == 1.0
+    assert not fit.kappa_identifiable[0]
+    assert np.isnan(fit.kappa_se[0])
+    # with the uniform prior on mu the fit is the Beta(s+1, f+1) mode in logit space
+    assert fit.mu[0] == pytest.approx(5 / 8)
+    assert any("Assumed kappa = 1" in n for n in fit.notes)
+
+
+@pytest.mark.parametrize("value", [0, 5])
+def test_fit_all_correct_or_wrong_is_finite(value):
+    c = np.full((1, 50), value)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        fit = fit_empirical_bayes(c, np.full_like(c, 5))
+    assert np.isfinite(fit.mu).all() and 0 < fit.mu[0] < 1
+    assert fit.kappa_status[0] == "lower_bound"
+    assert any("deterministic" in str(r.message) for r in rec)
+    with pytest.raises(ValueError, match="all-correct or all-wrong"):
+        fit_empirical_bayes(c, np.full_like(c, 5), mu_prior=None, warn=False)
+
+
+def test_fit_upper_bound_when_no_overdispersion():
+    rng = np.random.default_rng(1)  # this seed's likelihood increases up to the bound
+    c = rng.binomial(20, 0.4, size=(1, 400))
+    with pytest.warns(UserWarning, match="upper bound"):
+        fit = fit_empirical_bayes(c, np.full_like(c, 20))
+    assert fit.kappa_status[0] == "upper_bound" and fit.kappa[0] == 1e4
+    assert np.isnan(fit.kappa_se[0]) and np.isfinite(fit.mu_se[0])
+
+
+def test_fit_single_question():
+    with pytest.warns(UserWarning, match="not identifiable"):
+        fit = fit_empirical_bayes([[3]], [[5]])
+    assert np.isfinite(fit.mu).all() and fit.kappa_status[0] == "assumed"
+
+
+def test_fit_given_kappa():
+    fit = fit_empirical_bayes(np.array([3, 4, 1, 5]), np.full(4, 5), kappa=2.0)
+    assert fit.kappa == 2.0 and fit.kappa_status == "given"
+    assert fit.cov[1, 1] == 0
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="broadcast"):
+        fit_empirical_bayes(np.ones((2, 3)), np.ones((2, 4)))
+    with pytest.raises(ValueError, match="no answered question"):
+        fit_empirical_bayes(np.zeros((2, 3)), np.array([[1, 1, 1], [0, 0, 0]]))
+    with pytest.raises(ValueError, match="finite"):
+        fit_empirical_bayes([np.nan, 1], [1, 1])
