@@ -22,7 +22,9 @@ def test_beta_central_moments_match_quadrature():
         assert m == pytest.approx(dist.mean(), rel=1e-12)
         assert v == pytest.approx(dist.var(), rel=1e-12)
         for order, val in ((3, m3), (4, m4)):
-            ref = integrate.quad(lambda t, o=order, m=m, d=dist: (t - m) ** o * d.pdf(t), 0, 1, limit=200)[0]
+            ref = integrate.quad(
+                lambda t, o=order, m=m, d=dist: (t - m) ** o * d.pdf(t), 0, 1, limit=200
+            )[0]
             assert val == pytest.approx(ref, rel=1e-6, abs=1e-12)
 
 
