@@ -1,0 +1,319 @@
+"""Sampling the hierarchical models and adding the derived noise quantities.
+
+:func:`fit` is the one entry point: it samples any model built by
+:mod:`bayesnoise.hierarchical.models` with PyMC's NUTS (default), nutpie or numpyro, adds the
+observed counts and the finite-sample noise quantities that the marginal and joint models
+integrate out (drawn exactly from the conditional Betas), checks convergence, and returns an
+:class:`xarray.DataTree` (arviz 1.x's replacement for ``InferenceData``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import xarray as xr
+
+from .diagnostics import check_convergence, default_var_names
+
+__all__ = ["SAMPLERS", "fit", "load", "save"]
+
+#: Samplers accepted by :func:`fit`.
+SAMPLERS = ("pymc", "nutpie", "numpyro")
+
+# Posterior draws processed at once when drawing u exactly (bounds memory to ~chunk*M*N floats).
+_CHUNK_CELLS = 4_000_000
+
+
+def _kind(model) -> str:
+    kind = getattr(model, "_bayesnoise_kind", None)
+    if kind is None:
+        raise TypeError(
+            "fit() takes a model built by bayesnoise.hierarchical "
+            "(marginal_model, latent_model, fixed_hyper_model or joint_model)"
+        )
+    return kind
+
+
+def _require(module: str, extra: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        raise ImportError(
+            f"sampler '{extra}' needs the optional package '{module}': "
+            f"pip install 'bayesnoise[{extra}]' (or pip install {module})"
+        )
+
+
+def fit(
+    model,
+    *,
+    sampler: Literal["pymc", "nutpie", "numpyro"] = "pymc",
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 2,
+    cores: int | None = None,
+    random_seed: int = 0,
+    progressbar: bool = True,
+    target_accept: float | None = None,
+    derived: bool = True,
+    check: bool = True,
+) -> xr.DataTree:
+    """Sample a bayesnoise PyMC model and return the posterior with derived noise quantities.
+
+    Parameters
+    ----------
+    model : pymc.Model
+        From :func:`marginal_model`, :func:`latent_model`, :func:`fixed_hyper_model` or
+        :func:`joint_model`.
+    sampler : {"pymc", "nutpie", "numpyro"}, default "pymc"
+        NUTS implementation. Always passed explicitly to PyMC (with nutpie installed,
+        ``pm.sample`` would otherwise pick it silently and skip PyMC's convergence checks);
+        convergence is checked here for every sampler. nutpie and numpyro are optional extras.
+    draws, tune, chains : int
+        Kept draws per chain, tuning steps per chain, number of chains.
+    cores : int, optional
+        Parallel chains (default ``min(chains, CPU count)``).
+    random_seed : int, default 0
+        Seeds the sampler and the exact Beta draws of the derived quantities.
+    progressbar : bool, default True
+        Show the sampler's progress bar on the terminal (set False in tests / ``--quiet``).
+    target_accept : float, optional
+        NUTS target acceptance (sampler default when None); raise to 0.9-0.99 on divergences.
+    derived : bool, default True
+        Add the finite-sample quantities the model integrates out: for the marginal model
+        ``ubar``, ``V_x``, ``V_pred`` per model; for the joint model also ``dbar``
+        (dims ``model_a``, ``model_b``: posterior of mean_i(u_ai - u_bi) over the questions
+        both answered) and ``population_difference`` (``mu_a - mu_b``). ``u`` is drawn once per
+        posterior draw from ``Beta(alpha + c, beta + K - c)``, which is exact.
+    check : bool, default True
+        Warn (:class:`ConvergenceWarning`, naming the variables) when r_hat > 1.01, bulk or
+        tail ESS < 400, or any transition diverged.
+
+    Returns
+    -------
+    xarray.DataTree
+        Groups ``posterior``, ``sample_stats``, ``observed_data`` (``correct``, ``count`` on
+        dims ``model``, ``question``); attrs ``bayesnoise_model``, ``sampler``,
+        ``compile_time``, ``sampling_time`` (seconds), ``random_seed``, ``priors`` (JSON).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayesnoise.hierarchical import marginal_model, fit
+    >>> rng = np.random.default_rng(0)
+    >>> correct = rng.binomial(10, rng.beta(1.0, 1.0, size=(2, 100)))
+    >>> tree = fit(marginal_model(correct, 10), draws=300, tune=300, progressbar=False,
+    ...            check=False)
+    >>> sorted(tree["posterior"].data_vars)
+    ['V_pred', 'V_x', 'data_var', 'kappa', 'mu', 'prediction_var', 'ubar']
+    """
+    import pymc as pm
+
+    kind = _kind(model)
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
+    for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):
+        if int(value) != value or value < (0 if name == "tune" else 1):
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if sampler == "nutpie":
+        _require("nutpie", "nutpie")
+    elif sampler == "numpyro":
+        _require("numpyro", "numpyro")
+
+    start = time.perf_counter()
+    if sampler == "nutpie":
+        import nutpie
+
+        compiled = nutpie.compile_pymc_model(model)
+        compile_time = time.perf_counter() - start
+        kwargs: dict[str, Any] = {}
+        if target_accept is not None:
+            kwargs["target_accept"] = target_accept
+        t1 = time.perf_counter()
+        tree = nutpie.sample(
+            compiled,
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            cores=cores if cores is not None else chains,
+            seed=random_seed,
+            progress_bar=progressbar,
+            save_warmup=False,
+            **kwargs,
+        )
+        sampling_time = time.perf_counter() - t1
+    else:
+        kwargs = {}
+        if target_accept is not None:
+            kwargs["target_accept"] = target_accept
+        tree = pm.sample(
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            cores=cores,
+            random_seed=random_seed,
+            progressbar=progressbar,
+            quiet=not progressbar,
+            nuts_sampler=sampler,
+            compute_convergence_checks=False,
+            model=model,
+            **kwargs,
+        )
+        wall = time.perf_counter() - start
+        sampling_time = float(tree["posterior"].attrs.get("sampling_time", wall))
+        compile_time = max(wall - sampling_time, 0.0)
+
+    tree = _tidy(tree)
+    data = model._bayesnoise_data
+    tree["observed_data"] = xr.Dataset(
+        {
+            "correct": (("model", "question"), data.correct),
+            "count": (("model", "question"), data.count),
+        },
+        coords={"model": data.models, "question": data.questions},
+    )
+    if derived:
+        rng = np.random.default_rng(np.random.SeedSequence([int(random_seed), 4]))
+        if kind == "marginal":
+            _add_finite_sample_marginal(tree, data, rng)
+        elif kind == "joint":
+            _add_finite_sample_joint(tree, data, rng)
+    tree.attrs.update(
+        {
+            "bayesnoise_model": kind,
+            "sampler": sampler,
+            "compile_time": float(compile_time),
+            "sampling_time": float(sampling_time),
+            "random_seed": int(random_seed),
+            "priors": json.dumps(asdict(model._bayesnoise_priors)),
+        }
+    )
+    if check:
+        check_convergence(tree, var_names=default_var_names(kind))
+    return tree
+
+
+def _tidy(tree: xr.DataTree) -> xr.DataTree:
+    """Keep posterior, sample_stats (numeric variables only, so NetCDF can store them)."""
+    keep = {}
+    for group in ("posterior", "sample_stats", "constant_data"):
+        if group in tree.children:
+            ds = tree[group].to_dataset()
+            if group == "sample_stats":
+                ds = ds[[v for v in ds.data_vars if ds[v].dtype.kind in "biuf"]]
+                if "tree_depth" not in ds and "depth" in ds:  # nutpie's name
+                    ds["tree_depth"] = ds["depth"]
+            keep[group] = ds
+    out = xr.DataTree.from_dict(keep)
+    out.attrs.update(tree.attrs)
+    return out
+
+
+def _posterior_array(tree: xr.DataTree, name: str) -> np.ndarray:
+    return tree["posterior"][name].transpose("chain", "draw", ...).values
+
+
+def _draw_chunks(n_samples: int, cells: int):
+    step = max(1, _CHUNK_CELLS // max(cells, 1))
+    for lo in range(0, n_samples, step):
+        yield slice(lo, min(lo + step, n_samples))
+
+
+def _finite_sample_stats(u: np.ndarray, mask: np.ndarray, n: np.ndarray):
+    """ubar, V_x, V_pred over the answered questions; u has shape (S, M, N)."""
+    w = mask[None]
+    ubar = (u * w).sum(-1) / n
+    v_x = (w * (u - ubar[..., None]) ** 2).sum(-1) / n
+    v_pred = (w * u * (1 - u)).sum(-1) / n
+    return ubar, v_x, v_pred
+
+
+def _store(tree: xr.DataTree, shape: tuple[int, int], values: dict[str, tuple]) -> None:
+    post = tree["posterior"].to_dataset()
+    for name, (dims, arr) in values.items():
+        post[name] = (("chain", "draw", *dims), arr.reshape(*shape, *arr.shape[1:]))
+    tree["posterior"] = post
+
+
+def _add_finite_sample_marginal(tree, data, rng) -> None:
+    mu = _posterior_array(tree, "mu")
+    kappa = _posterior_array(tree, "kappa")
+    shape = mu.shape[:2]
+    mu = mu.reshape(-1, mu.shape[-1])
+    kappa = kappa.reshape(-1, kappa.shape[-1])
+    mask = data.mask
+    n = mask.sum(axis=1)
+    out = {k: np.empty_like(mu) for k in ("ubar", "V_x", "V_pred")}
+    for sl in _draw_chunks(len(mu), data.correct.size):
+        a = (mu[sl] * kappa[sl])[..., None] + data.correct
+        b = ((1 - mu[sl]) * kappa[sl])[..., None] + data.count - data.correct
+        u = rng.beta(a, b)
+        for key, val in zip(out, _finite_sample_stats(u, mask, n), strict=True):
+            out[key][sl] = val
+    _store(tree, shape, {k: (("model",), v) for k, v in out.items()})
+
+
+def _pair_counts(mask: np.ndarray) -> np.ndarray:
+    w = mask.astype(float)
+    return w @ w.T
+
+
+def _add_finite_sample_joint(tree, data, rng) -> None:
+    theta = _posterior_array(tree, "theta")
+    shape = theta.shape[:2]
+    theta = theta.reshape(-1, theta.shape[-1])
+    b = _posterior_array(tree, "difficulty").reshape(theta.shape[0], -1)
+    phi = _posterior_array(tree, "phi").reshape(theta.shape)
+    mu = _posterior_array(tree, "mu").reshape(theta.shape)
+    mask = data.mask
+    w = mask.astype(float)
+    n = mask.sum(axis=1)
+    n_pair = _pair_counts(mask)
+    n_models = theta.shape[1]
+    out = {k: np.empty_like(theta) for k in ("ubar", "V_x", "V_pred")}
+    dbar = np.empty((theta.shape[0], n_models, n_models))
+    for sl in _draw_chunks(len(theta), data.correct.size):
+        p = 1.0 / (1.0 + np.exp(-(theta[sl][..., None] - b[sl][:, None, :])))
+        ph = phi[sl][..., None]
+        u = rng.beta(p * ph + data.correct, (1 - p) * ph + data.count - data.correct)
+        for key, val in zip(out, _finite_sample_stats(u, mask, n), strict=True):
+            out[key][sl] = val
+        s = (u * w) @ w.T  # s[a, b] = sum_i u_ai m_ai m_bi
+        with np.errstate(invalid="ignore", divide="ignore"):
+            dbar[sl] = (s - np.swapaxes(s, -1, -2)) / n_pair
+    pop = mu[:, :, None] - mu[:, None, :]
+    values = {k: (("model",), v) for k, v in out.items()}
+    values["dbar"] = (("model_a", "model_b"), dbar)
+    values["population_difference"] = (("model_a", "model_b"), pop)
+    _store(tree, shape, values)
+    post = tree["posterior"].to_dataset()
+    post = post.assign_coords(model_a=data.models, model_b=data.models)
+    tree["posterior"] = post
+
+
+def save(tree: xr.DataTree, path: str | Path) -> Path:
+    """Write a fit to NetCDF-4 (h5netcdf engine); :func:`load` reads it back.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> from bayesnoise.hierarchical import marginal_model, fit, save, load
+    >>> tree = fit(marginal_model([[3, 5, 7]], 10), draws=100, tune=100, chains=1,
+    ...            progressbar=False, check=False)
+    >>> path = save(tree, os.path.join(tempfile.mkdtemp(), "fit.nc"))
+    >>> bool((load(path)["posterior"]["mu"] == tree["posterior"]["mu"]).all())
+    True
+    """
+    path = Path(path)
+    tree.to_netcdf(path, engine="h5netcdf")
+    return path
+
+
+def load(path: str | Path) -> xr.DataTree:
+    """Read a fit written by :func:`save` fully into memory (the file is closed afterwards)."""
+    with xr.open_datatree(Path(path), engine="h5netcdf") as tree:
+        return tree.load().copy()
