@@ -80,7 +80,9 @@ class _Where:
     def __call__(self, pos: int) -> str:
         row = self.df.iloc[pos]
         loc = f"line {pos + self.first_line}" if self.first_line is not None else f"row {pos}"
-        ident = ", ".join(f"{c}={_fmt(row[c])}" for c in ("model", "example_id", "sample") if c in row)
+        ident = ", ".join(
+            f"{c}={_fmt(row[c])}" for c in ("model", "example_id", "sample") if c in row
+        )
         return f"{self.name}, {loc} ({ident})"
 
 
@@ -129,10 +131,14 @@ def _check_duplicates(df: pd.DataFrame, keys: list[str], where: _Where) -> None:
         )
 
 
-def _select_benchmark(df: pd.DataFrame, benchmark: str | None, name: str) -> tuple[pd.DataFrame, str]:
+def _select_benchmark(
+    df: pd.DataFrame, benchmark: str | None, name: str
+) -> tuple[pd.DataFrame, str]:
     if "benchmark_id" not in df.columns:
         if benchmark is not None:
-            raise DataError(f"{name}: benchmark={benchmark!r} asked for, but there is no benchmark_id column")
+            raise DataError(
+                f"{name}: benchmark={benchmark!r} asked for, but there is no benchmark_id column"
+            )
         return df, _stem(name)
     names = list(pd.unique(df["benchmark_id"].astype(str)))
     if benchmark is None:
@@ -237,7 +243,9 @@ def from_arrays(
     count = count.astype(np.int64)
     if np.any(correct < 0) or np.any(correct > count):
         m, q = np.argwhere((correct < 0) | (correct > count))[0]
-        raise DataError(f"cell ({m}, {q}): correct={correct[m, q]} is outside [0, count={count[m, q]}]")
+        raise DataError(
+            f"cell ({m}, {q}): correct={correct[m, q]} is outside [0, count={count[m, q]}]"
+        )
     sum_sq = correct.copy() if sum_sq is None else np.atleast_2d(np.asarray(sum_sq, dtype=float))
     binary = bool(np.all(sum_sq == correct) and np.all(correct == np.round(correct)))
     n_models, n_questions = correct.shape
@@ -302,7 +310,9 @@ def _check_range(values: np.ndarray, column: str, where: _Where) -> None:
         )
 
 
-def _from_counts(df: pd.DataFrame, name: str, first_line: int | None, benchmark: str | None) -> xr.Dataset:
+def _from_counts(
+    df: pd.DataFrame, name: str, first_line: int | None, benchmark: str | None
+) -> xr.Dataset:
     df, bench = _select_benchmark(df, benchmark, name)
     where = _Where(df, name, first_line)
     _check_ids(df, where)
@@ -316,7 +326,9 @@ def _from_counts(df: pd.DataFrame, name: str, first_line: int | None, benchmark:
         bad = (correct != np.round(correct)) | (correct < 0)
         if bad.any():
             pos = _first_bad(bad)
-            raise DataError(f"{where(pos)}: correct={_fmt(correct[pos])} is not a whole number >= 0")
+            raise DataError(
+                f"{where(pos)}: correct={_fmt(correct[pos])} is not a whole number >= 0"
+            )
         bad = correct > count
         if bad.any():
             pos = _first_bad(bad)
@@ -352,7 +364,9 @@ def _from_counts(df: pd.DataFrame, name: str, first_line: int | None, benchmark:
                        benchmark=bench, source=name)  # fmt: skip
 
 
-def _from_arena(df: pd.DataFrame, name: str, first_line: int | None, benchmark: str | None) -> xr.Dataset:
+def _from_arena(
+    df: pd.DataFrame, name: str, first_line: int | None, benchmark: str | None
+) -> xr.Dataset:
     df, bench = _select_benchmark(df, benchmark, name)
     where = _Where(df, name, first_line)
     _check_ids(df, where)
@@ -371,7 +385,9 @@ def _from_arena(df: pd.DataFrame, name: str, first_line: int | None, benchmark: 
                        benchmark=bench, source=name, counts_known=binary)  # fmt: skip
 
 
-def from_wide(df: pd.DataFrame, *, name: str = "DataFrame", benchmark: str = "benchmark") -> xr.Dataset:
+def from_wide(
+    df: pd.DataFrame, *, name: str = "DataFrame", benchmark: str = "benchmark"
+) -> xr.Dataset:
     """Dataset from a wide matrix: one row per question (index), one column per model, 0/1 scores.
 
     Fractional entries are accepted as per-question expected scores without sample counts

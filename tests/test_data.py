@@ -32,12 +32,16 @@ def test_count_table(tmp_path):
 
 
 def test_count_table_with_pass1_only(tmp_path):
-    ds = bn.load(_write(tmp_path, "t.csv", "model,example_id,count,pass1\na,q1,3,0.3333333333\na,q2,3,1.0\n"))
+    ds = bn.load(
+        _write(tmp_path, "t.csv", "model,example_id,count,pass1\na,q1,3,0.3333333333\na,q2,3,1.0\n")
+    )
     assert ds["correct"].values.tolist() == [[1.0, 3.0]]
 
 
 def test_samples_long_table_ragged(tmp_path):
-    rows = ["model,example_id,sample,correct"] + [f"a,q1,{j},{j % 2}" for j in range(3)] + ["a,q2,0,1"]
+    rows = (
+        ["model,example_id,sample,correct"] + [f"a,q1,{j},{j % 2}" for j in range(3)] + ["a,q2,0,1"]
+    )
     ds = bn.load(_write(tmp_path, "s.csv", "\n".join(rows) + "\n"))
     assert ds["count"].values.tolist() == [[3, 1]] and ds["correct"].values.tolist() == [[1.0, 1.0]]
 
@@ -89,16 +93,40 @@ def test_benchmark_selection(tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("model,example_id,count,correct\na,q1,4,5\n", r"line 2 \(model='a', example_id='q1'\): correct=5 exceeds count=4"),
-        ("model,example_id,count,correct\na,q1,4,1\na,q2,2.5,1\n", r"line 3 .*count=2.5 is not a whole number"),
-        ("model,example_id,count,correct\na,q1,4,1.5\n", r"line 2 .*correct=1.5 is not a whole number"),
-        ("model,example_id,count,correct\na,q1,4,\n", r"line 2 .*correct=.* missing or not a number"),
-        ("model,example_id,count,correct\na,q1,4,1\na,q1,4,2\n", r"line 2 .*duplicate \(model, example_id\) row"),
-        ("model,example_id,count,pass1\na,q1,3,0.5\n", r"line 2 .*pass1\*count=1.5 is not a whole number"),
-        ("model,example_id,count,pass1,correct\na,q1,4,0.5,3\n", r"pass1=0.5 disagrees with correct/count=3/4"),
+        (
+            "model,example_id,count,correct\na,q1,4,5\n",
+            r"line 2 \(model='a', example_id='q1'\): correct=5 exceeds count=4",
+        ),
+        (
+            "model,example_id,count,correct\na,q1,4,1\na,q2,2.5,1\n",
+            r"line 3 .*count=2.5 is not a whole number",
+        ),
+        (
+            "model,example_id,count,correct\na,q1,4,1.5\n",
+            r"line 2 .*correct=1.5 is not a whole number",
+        ),
+        (
+            "model,example_id,count,correct\na,q1,4,\n",
+            r"line 2 .*correct=.* missing or not a number",
+        ),
+        (
+            "model,example_id,count,correct\na,q1,4,1\na,q1,4,2\n",
+            r"line 2 .*duplicate \(model, example_id\) row",
+        ),
+        (
+            "model,example_id,count,pass1\na,q1,3,0.5\n",
+            r"line 2 .*pass1\*count=1.5 is not a whole number",
+        ),
+        (
+            "model,example_id,count,pass1,correct\na,q1,4,0.5,3\n",
+            r"pass1=0.5 disagrees with correct/count=3/4",
+        ),
         ("model,example_id,pass1\na,q1,1.2\n", r"line 2 .*pass1=1.2 is outside \[0, 1\]"),
         ("model,example_id,sample,correct\na,q1,0,-1\n", r"correct=-1 is outside \[0, 1\]"),
-        ("model,example_id,sample,correct\na,q1,0,1\na,q1,0,0\n", r"duplicate \(model, example_id, sample\)"),
+        (
+            "model,example_id,sample,correct\na,q1,0,1\na,q1,0,0\n",
+            r"duplicate \(model, example_id, sample\)",
+        ),
         ("model,example_id,count,correct\na,q1,0,0\n", r"count=0 is not a whole number >= 1"),
         ("model,question,score\na,q1,1\n", r"unknown columns \['model', 'question', 'score'\]"),
         ("model,example_id,pass1\n,q1,1\n", r"line 2 .*model is empty"),
@@ -111,7 +139,11 @@ def test_bad_csv_rows_name_file_line_model_question(tmp_path, text, message):
 
 
 def test_bad_jsonl_line_number(tmp_path):
-    path = _write(tmp_path, "bad.jsonl", '{"model":"a","example_id":"q1","pass1":1}\n{"model":"a","example_id":"q2","pass1":null}\n')
+    path = _write(
+        tmp_path,
+        "bad.jsonl",
+        '{"model":"a","example_id":"q1","pass1":1}\n{"model":"a","example_id":"q2","pass1":null}\n',
+    )
     with pytest.raises(DataError, match=r"bad.jsonl, line 2 \(model='a', example_id='q2'\): pass1"):
         bn.load(path)
 
@@ -138,7 +170,9 @@ def test_coverage_raise_and_intersect(tmp_path):
     path = _write(tmp_path, "c.csv", COUNTS + "a,q3,4,2\n")
     ds = bn.load(path)
     assert ds["count"].sel(model="b", question="q3") == 0  # kept as "no result", not imputed
-    with pytest.raises(DataError, match=r"model 'b' lacks 1 \(q3\).*on_missing='intersect'.*2 of 3"):
+    with pytest.raises(
+        DataError, match=r"model 'b' lacks 1 \(q3\).*on_missing='intersect'.*2 of 3"
+    ):
         bn.frequentist.pair_noise(ds)
     with pytest.warns(UserWarning, match="dropped 1 of 3 questions"):
         out = bn.frequentist.pair_noise(ds, on_missing="intersect")

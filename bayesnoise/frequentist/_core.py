@@ -81,7 +81,9 @@ def pair_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarray
     """
     p, w, k = np.atleast_2d(p), np.atleast_2d(w), np.atleast_2d(k)
     if np.any(k <= 0):
-        raise ValueError("pair_components needs complete data (every model answered every question)")
+        raise ValueError(
+            "pair_components needs complete data (every model answered every question)"
+        )
     n = p.shape[-1]
     single = model_components(p, w, k, correction=correction)
     centred = p - single["accuracy"][:, None]
@@ -112,13 +114,23 @@ def expected_wins(p) -> np.ndarray:
     return p @ (1.0 - p).T
 
 
+def _whole(x: np.ndarray) -> np.ndarray:
+    """Truncate non-negative counts, first snapping values within float rounding of a whole number
+    to it, so that the result does not depend on summation order (question order)."""
+    snapped = np.where(
+        np.abs(x - np.round(x)) <= 1e-11 * np.maximum(1.0, np.abs(x)), np.round(x), x
+    )
+    return np.trunc(snapped)
+
+
 def sign_test_pvalue(wins_a, wins_b) -> np.ndarray:
     """Exact two-sided sign test on discordant counts, vectorised ``binomtest(k, n, 0.5)``.
 
     For 0/1 scores ``wins_a`` and ``wins_b`` are the questions only A, only B got right, and this
     is the textbook sign test. For fractional scores they are expected win counts
     sum_i p_A,i (1 - p_B,i); following Eval-Arena, ``k = trunc(wins_a)`` and
-    ``n = trunc(wins_a + wins_b)`` (so p(A, B) and p(B, A) can differ by one truncation step).
+    ``n = trunc(wins_a + wins_b)`` (so p(A, B) and p(B, A) can differ by one truncation step);
+    a count within float summation error (1e-11 relative) of a whole number counts as that number.
     No discordant question gives p = 1.
 
     Examples
@@ -127,8 +139,8 @@ def sign_test_pvalue(wins_a, wins_b) -> np.ndarray:
     0.038574
     """
     wa = np.asarray(wins_a, dtype=float)
-    k = np.trunc(wa)
-    n = np.trunc(wa + np.asarray(wins_b, dtype=float))
+    k = _whole(wa)
+    n = _whole(wa + np.asarray(wins_b, dtype=float))
     low = np.minimum(k, n - k)
     # For p = 0.5 the binomial is symmetric: two-sided p = 2 P(X <= min), capped at 1.
     return np.minimum(1.0, 2.0 * stats.binom.cdf(low, n, 0.5))

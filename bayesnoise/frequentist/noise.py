@@ -152,8 +152,11 @@ def pair_noise_dataset(
             "accuracy": (MODEL, comps["model"]["accuracy"]),
         },
         coords={MODEL_A: names, MODEL_B: names, MODEL: names},
-        attrs={"questions": int(n), "benchmark": ds.attrs.get("benchmark", ""),
-               "correction": bool(correction)},  # fmt: skip
+        attrs={
+            "questions": int(n),
+            "benchmark": ds.attrs.get("benchmark", ""),
+            "correction": bool(correction),
+        },
     )
     if n_boot > 0:
         cov = _core.bootstrap_cov(p, n_boot=n_boot, rng=np.random.default_rng(random_seed))
@@ -220,7 +223,12 @@ def pair_noise(
     ia, ib = np.triu_indices(m, k=1)
     names = mat[MODEL].values
     acc = mat["accuracy"].values
-    cols = {"model_a": names[ia], "model_b": names[ib], "accuracy_a": acc[ia], "accuracy_b": acc[ib]}
+    cols = {
+        "model_a": names[ia],
+        "model_b": names[ib],
+        "accuracy_a": acc[ia],
+        "accuracy_b": acc[ib],
+    }
     extra = ["total", "data", "prediction"] + (["se_bootstrap"] if n_boot > 0 else [])
     for name in [*PAIR_COLUMNS[4:], *extra]:
         cols[name] = mat[name].values[ia, ib]

@@ -72,7 +72,9 @@ def required_samples(difference, *, n, data, prediction, alpha=0.05, power=0.8,
     >>> int(required_samples(0.03, n=500, data=0.02, prediction=0.1))
     3
     """
-    budget = np.asarray(n, float) * (np.asarray(difference, float) / _z(alpha, power, alternative)) ** 2
+    budget = (
+        np.asarray(n, float) * (np.asarray(difference, float) / _z(alpha, power, alternative)) ** 2
+    )
     room = budget - np.asarray(data, float)
     with np.errstate(divide="ignore"):
         k = np.where(room > 0, np.ceil(np.asarray(prediction, float) / np.where(room > 0, room, 1)),
