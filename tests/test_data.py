@@ -151,7 +151,7 @@ def test_bad_jsonl_line_number(tmp_path):
 def test_unreadable_and_unknown_files(tmp_path):
     with pytest.raises(DataError, match="no such file"):
         bn.load(tmp_path / "missing.csv")
-    with pytest.raises(DataError, match="unknown file type '.txt'"):
+    with pytest.raises(DataError, match=r"unknown file type '\.txt'"):
         bn.load(_write(tmp_path, "x.txt", "hello"))
     with pytest.raises(DataError, match="cannot read as jsonl"):
         bn.load(_write(tmp_path, "x.jsonl", "not json at all\n"))
