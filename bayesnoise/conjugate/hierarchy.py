@@ -739,12 +739,19 @@ def integrated_moments(c, k, mask, fit: EmpiricalBayesFit, *, integrate_hyper=Tr
         mu_q, kap_q, wt = hyper_quadrature(fit, order)
     else:
         mu_q, kap_q, wt = fit.mu[..., None], fit.kappa[..., None], np.ones(1)
-    a = mu_q[..., None] * kap_q[..., None] + c[..., None, :]
-    b = (1.0 - mu_q[..., None]) * kap_q[..., None] + (k - c)[..., None, :]
-    mom = _weighted_moments(a, b, mask[..., None, :].astype(float))
+    # moments only depend on the distinct (c, K) cells: work on (models, nodes, cells)
+    shape = c.shape[:-1]
+    cu, ku, w = _group_cells(c, k, mask)
+    n_models = w.shape[0]
+    mu_q = np.broadcast_to(mu_q, (*shape, wt.size)).reshape(n_models, wt.size, 1)
+    kap_q = np.broadcast_to(kap_q, (*shape, wt.size)).reshape(n_models, wt.size, 1)
+    a = mu_q * kap_q + cu
+    b = (1.0 - mu_q) * kap_q + (ku - cu)
+    mom = _weighted_moments(a, b, w[:, None, :])
     out = {}
     for name in ("ubar", "v_pred", "v_x"):
-        out[name] = _mixture(getattr(mom, f"{name}_mean"), getattr(mom, f"{name}_var"), wt)
+        m, v = _mixture(getattr(mom, f"{name}_mean"), getattr(mom, f"{name}_var"), wt)
+        out[name] = (m.reshape(shape), v.reshape(shape))
     return out
 
 

@@ -1,0 +1,147 @@
+"""Posterior tables, finite-sample posterior, population, fresh run, pairs; CI calibration cells."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from bayesnoise.conjugate import (
+    finite_sample_posterior,
+    fit_empirical_bayes,
+    fresh_run_predictive,
+    population_difference,
+    population_posterior,
+    posterior_pairs_table,
+    posterior_table,
+)
+from bayesnoise.conjugate.calibration import calibration_cell
+from bayesnoise.conjugate.tables import POSTERIOR_COLUMNS, POSTERIOR_PAIR_COLUMNS
+from bayesnoise.data import from_arrays
+
+
+def _ds(rng, m=3, n=60, k=5):
+    u = rng.beta(1.0, 1.0, (m, n))
+    return from_arrays(rng.binomial(k, u), np.full((m, n), k), models=[f"m{i}" for i in range(m)])
+
+
+def test_posterior_table_columns_and_values():
+    rng = np.random.default_rng(0)
+    df = posterior_table(_ds(rng))
+    assert list(df.columns) == POSTERIOR_COLUMNS
+    assert not df.isna().any().any()
+    assert (df["mu_low"] < df["mu"]).all() and (df["mu"] < df["mu_high"]).all()
+    assert (df["ubar_low"] < df["ubar"]).all() and (df["ubar"] < df["ubar_high"]).all()
+    # ubar is about the same questions: much narrower than mu at K = 5
+    assert ((df["ubar_high"] - df["ubar_low"]) < (df["mu_high"] - df["mu_low"])).all()
+    assert df.attrs["mc_se"] < 0.01
+
+
+def test_posterior_table_edge_cases_no_nan():
+    # all-correct, all-wrong, partial coverage, K = 1 model, single-question model
+    c = np.array([[5, 5, 5, 5], [0, 0, 0, 0], [3, 0, 2, 4], [1, 0, 1, 0], [0, 0, 3, 0]])
+    k = np.array([[5, 5, 5, 5], [5, 5, 5, 5], [5, 0, 5, 5], [1, 1, 1, 1], [0, 0, 5, 0]])
+    ds = from_arrays(c, k, models=list("abcde"))
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        df = posterior_table(ds)
+    assert not df.isna().any().any()
+    assert df["questions"].tolist() == [4, 4, 3, 4, 1]
+    msgs = " ".join(str(r.message) for r in rec)
+    assert "not identifiable" in msgs and "deterministic" in msgs
+    assert df.attrs["kappa_status"][3] == "assumed"
+
+
+def test_pairs_table():
+    rng = np.random.default_rng(1)
+    df = posterior_pairs_table(_ds(rng, m=4))
+    assert list(df.columns) == POSTERIOR_PAIR_COLUMNS and len(df) == 6
+    assert not df.isna().any().any()
+    assert (
+        (df["difference_low"] <= df["difference"]) & (df["difference"] <= df["difference_high"])
+    ).all()
+    assert (df["population_low"] < df["population_high"]).all()
+    assert df["p_a_better"].between(0, 1).all()
+
+
+def test_pairs_table_missing_questions():
+    c = np.array([[1, 0, 0], [1, 1, 0]])
+    k = np.array([[1, 1, 0], [1, 1, 1]])
+    ds = from_arrays(c, k, models=["a", "b"])
+    with pytest.raises(ValueError, match="same questions"):
+        posterior_pairs_table(ds)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        df = posterior_pairs_table(ds, on_missing="intersect")
+    assert len(df) == 1 and not df.isna().any().any()
+
+
+def test_mc_intervals_agree_with_moments():
+    rng = np.random.default_rng(2)
+    k = np.full((2, 80), 5)
+    c = rng.binomial(5, rng.beta(0.5, 1.0, (2, 80)))
+    fit = fit_empirical_bayes(c, k)
+    post = finite_sample_posterior(c, k, fit, draws=4000, random_seed=3, keep_draws=True)
+    d = post.ubar_draws
+    # MC mean/sd of the draws vs the exact (quadrature) moments: 4 MC standard errors
+    se = post.ubar_sd / np.sqrt(d.shape[-1])
+    assert np.all(np.abs(d.mean(axis=-1) - post.ubar_mean) < 4 * se)
+    assert np.all(np.abs(d.std(axis=-1) / post.ubar_sd - 1) < 4 / np.sqrt(2 * d.shape[-1]))
+    assert np.all(post.ubar_mcse < 0.005)
+
+
+def test_population_and_fresh_run():
+    rng = np.random.default_rng(4)
+    k = np.full(200, 4)
+    c = rng.binomial(4, rng.beta(0.6, 0.9, 200))
+    fit = fit_empirical_bayes(c, k)
+    pop = population_posterior(fit)
+    assert pop.data_var_low < pop.data_var < pop.data_var_high
+    assert pop.prediction_var_low < pop.prediction_var < pop.prediction_var_high
+    assert pop.data_var + pop.prediction_var == pytest.approx(fit.mu * (1 - fit.mu))
+    same1 = fresh_run_predictive(c, k, fit, samples_per_question=1)
+    same50 = fresh_run_predictive(c, k, fit, samples_per_question=50)
+    fresh = fresh_run_predictive(c, k, fit, samples_per_question=1, questions=200)
+    assert same50.sd < same1.sd < fresh.sd
+    # MC interval consistent with the exact sd (normal-ish here): width ~ 2 * 1.96 * sd
+    assert (same1.high - same1.low) / (2 * 1.96 * same1.sd) == pytest.approx(1, abs=0.1)
+    assert (fresh.high - fresh.low) / (2 * 1.96 * fresh.sd) == pytest.approx(1, abs=0.1)
+
+
+def test_population_difference_moments():
+    rng = np.random.default_rng(5)
+    p = (rng.random((3, 300)) < 0.6).astype(float)
+    out = population_difference(p, draws=20_000, random_seed=1)
+    y = p[0] - p[1]
+    assert out["sd"][0, 1] == pytest.approx(np.sqrt(y.var() / 301))
+    width = out["high"][0, 1] - out["low"][0, 1]
+    assert width / (2 * 1.96 * out["sd"][0, 1]) == pytest.approx(1, abs=0.05)
+    assert out["p_a_better"][0, 0] == 0.5
+
+
+# Simulation calibration cells run in CI. Each cell has 2000 replicates, so an estimated
+# coverage has binomial Monte Carlo SE sqrt(0.95 * 0.05 / 2000) = 0.0049. The target band for
+# a calibrated 95% interval is [0.93, 0.97] (N >= 100, K >= 5) or >= 0.90 (N = 30); we accept
+# an estimate up to 3 MC SE (0.015) outside the band, so a calibrated method fails with
+# probability < 0.2%.
+_TOL = 3 * np.sqrt(0.95 * 0.05 / 2000)
+
+
+@pytest.mark.parametrize(
+    ("n", "k", "mu", "kappa", "low"),
+    [(100, 5, 0.5, 1.0, 0.93), (100, 20, 0.9, 5.0, 0.93), (30, 5, 0.1, 0.5, 0.90)],
+)
+def test_calibration_cells(n, k, mu, kappa, low):
+    out = calibration_cell(n, k, mu, kappa, replicates=2000, random_seed=11)
+    for name in ("ubar", "dbar", "mu"):
+        assert low - _TOL <= out[name] <= 0.97 + _TOL, (name, out)
+
+
+def test_calibration_k1_mu_and_wrong_kappa():
+    # K = 1: mu is still calibrated; ubar is only calibrated when the assumed kappa is right
+    right = calibration_cell(100, 1, 0.5, 1.0, replicates=2000, random_seed=12)
+    wrong = calibration_cell(100, 1, 0.5, 5.0, replicates=2000, random_seed=12)
+    assert 0.93 - _TOL <= right["mu"] <= 0.97 + _TOL
+    assert 0.93 - _TOL <= wrong["mu"] <= 0.97 + _TOL
+    assert 0.93 - _TOL <= right["ubar"] <= 0.97 + _TOL
+    assert wrong["ubar"] < 0.90  # assumed kappa = 1 but truth 5: ubar interval too narrow
+    assert right["kappa_estimated"] == 0.0
