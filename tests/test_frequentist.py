@@ -123,14 +123,15 @@ def test_properties(data):
         mat["data"] + mat["prediction"], mat["total"], rtol=1e-12, atol=1e-15
     )
     # (A, B) mirrors (B, A)
-    for comp in ("total", "data", "prediction", "se_mean", "correlation"):
-        np.testing.assert_allclose(mat[comp].values, mat[comp].values.T, rtol=1e-12, atol=1e-15)
+    # variances are compared to 1e-14 absolute (sums of <= 40 terms of size <= 1, ~100 ulps)
+    for comp in ("total", "data", "prediction", "var_mean", "correlation"):
+        np.testing.assert_allclose(mat[comp].values, mat[comp].values.T, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(mat["z"].values, -mat["z"].values.T, rtol=1e-12, atol=1e-15)
     # invariance to question order
     order = list(range(ds.sizes["question"]))
     rnd.shuffle(order)
     shuffled = pair_noise_dataset(ds.isel(question=order))
-    for comp in ("total", "data", "prediction", "se_mean", "p_sign_test"):
+    for comp in ("total", "data", "prediction", "var_mean", "p_sign_test"):
         np.testing.assert_allclose(shuffled[comp].values, mat[comp].values, rtol=1e-9, atol=1e-14)
 
 

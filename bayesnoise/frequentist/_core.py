@@ -72,23 +72,23 @@ def model_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarra
 
 
 def pair_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarray]:
-    """All-pairs paired components from one M x M covariance of the per-question means.
+    """All-pairs paired components from one M x M Gram matrix of the per-question means.
 
     ``p, w, k`` must be complete (every model answered every question). Returns M x M arrays
     ``difference`` (row minus column), ``total``, ``data``, ``prediction``, ``var_mean``
-    (var_i(p_A - p_B)), ``correlation``, and the (M,) per-model dict under ``"model"``.
-    Cost: one (M, N) @ (N, M) product.
+    (var_i(p_A - p_B)), ``correlation``, ``wins`` (expected wins sum_i p_a (1 - p_b)), and the
+    (M,) per-model dict under ``"model"``. Cost: one symmetric (M, N) x (N, M) product.
     """
     p, w, k = np.atleast_2d(p), np.atleast_2d(w), np.atleast_2d(k)
     if np.any(k <= 0):
-        raise ValueError(
-            "pair_components needs complete data (every model answered every question)"
-        )
+        raise ValueError("pair_components needs complete data (every model answered every question)")
     n = p.shape[-1]
     single = model_components(p, w, k, correction=correction)
-    centred = p - single["accuracy"][:, None]
-    cov = centred @ centred.T / n
-    var = np.diag(cov)
+    acc = single["accuracy"]
+    gram = _gram(p)
+    cov = gram / n - np.outer(acc, acc)
+    var = single["var_mean"]  # computed centred, per model
+    np.fill_diagonal(cov, var)
     var_mean = np.maximum(var[:, None] + var[None, :] - 2.0 * cov, 0.0)
     np.fill_diagonal(var_mean, 0.0)
     total_single = single["total"]
@@ -100,9 +100,18 @@ def pair_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarray
     with np.errstate(invalid="ignore", divide="ignore"):
         sd = np.sqrt(var)
         correlation = cov / (sd[:, None] * sd[None, :])
-    return {"difference": single["accuracy"][:, None] - single["accuracy"][None, :],
-            "total": total, "data": data, "prediction": prediction, "var_mean": var_mean,
-            "correlation": correlation, "n": n, "model": single}  # fmt: skip
+    wins = n * acc[:, None] - gram
+    return {"difference": acc[:, None] - acc[None, :], "total": total, "data": data,
+            "prediction": prediction, "var_mean": var_mean, "correlation": correlation,
+            "wins": wins, "n": n, "model": single}  # fmt: skip
+
+
+def _gram(p: np.ndarray) -> np.ndarray:
+    """p @ p.T computing one triangle only (BLAS syrk), mirrored."""
+    from scipy.linalg import blas
+
+    g = blas.dsyrk(1.0, np.asarray(p, dtype=np.float64, order="C"), trans=0, lower=0)
+    return np.triu(g) + np.triu(g, 1).T
 
 
 def expected_wins(p) -> np.ndarray:
@@ -111,7 +120,7 @@ def expected_wins(p) -> np.ndarray:
     For 0/1 scores this is the number of questions a got right and b got wrong.
     """
     p = np.atleast_2d(p)
-    return p @ (1.0 - p).T
+    return p.sum(axis=-1)[:, None] - _gram(p)
 
 
 def _whole(x: np.ndarray) -> np.ndarray:
@@ -143,7 +152,7 @@ def sign_test_pvalue(wins_a, wins_b) -> np.ndarray:
     n = _whole(wa + np.asarray(wins_b, dtype=float))
     low = np.minimum(k, n - k)
     # For p = 0.5 the binomial is symmetric: two-sided p = 2 P(X <= min), capped at 1.
-    return np.minimum(1.0, 2.0 * stats.binom.cdf(low, n, 0.5))
+    return np.minimum(1.0, 2.0 * special.bdtr(low, n.astype(np.int64), 0.5))
 
 
 def mcnemar_pvalue(wins_a, wins_b, *, continuity: bool = True) -> np.ndarray:

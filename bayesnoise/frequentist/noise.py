@@ -126,7 +126,7 @@ def pair_noise_dataset(
     p, w, k = _arrays(ds)
     comps = _core.pair_components(p, w, k, correction=correction)
     n = comps["n"]
-    wins = _core.expected_wins(p)
+    wins = comps["wins"]
     se_mean = _core.se(comps["var_mean"], n)
     with np.errstate(invalid="ignore", divide="ignore"):
         z = np.where(se_mean > 0, comps["difference"] / se_mean, np.nan)
