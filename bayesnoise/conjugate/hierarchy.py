@@ -499,7 +499,10 @@ def fit_empirical_bayes(
         hee_, hel_, hll_ = hee, np.where(fl, hel, 0.0), np.where(fl, hll, -1.0)
         det = hee_ * hll_ - hel_**2
         nd = (hee_ < 0) & (det > 0)
-        shift = np.where(nd, 0.0, np.abs(hee_) + np.abs(hll_) + np.abs(hel_) + 1.0)
+        # smallest shift making H - shift*I negative definite (largest eigenvalue + margin)
+        tr = hee_ + hll_
+        lam_max = tr / 2.0 + np.sqrt(np.maximum((tr / 2.0) ** 2 - det, 0.0))
+        shift = np.where(nd, 0.0, np.maximum(lam_max, 0.0) + 1e-3 * np.abs(tr) + 1e-8)
         hee_s, hll_s = hee_ - shift, hll_ - shift
         det_s = hee_s * hll_s - hel_**2
         de = -(hll_s * ge - hel_ * gl_eff) / det_s

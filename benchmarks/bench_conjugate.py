@@ -1,0 +1,165 @@
+"""Timing of the closed-form layer and the Bayes-vs-frequentist paired widths on real data.
+
+Run: ``.venv/bin/python benchmarks/bench_conjugate.py`` (reads ../shared/data when present).
+
+1. Empirical-Bayes fit + all closed-form posteriors (ubar, V_pred, V_x moments integrated over
+   the Laplace posterior of (mu, kappa); population mu, data/prediction variance) for
+   M = 100 models x N = 1000 questions (target < 1 s); the Monte Carlo intervals separately.
+2. All-pairs paired posteriors for the M = 78 real humaneval models (target < 2 s).
+3. Width of the Bayesian population-level paired interval vs the frequentist
+   +- z * se_mean on every all-the-noises benchmark (median ratio over close pairs), and the
+   rejected alternative (Bayesian bootstrap over posterior *draws* of u) for comparison.
+"""
+
+from __future__ import annotations
+
+import glob
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from bayesnoise.conjugate import (
+    all_pairs_difference,
+    finite_sample_posterior,
+    fit_empirical_bayes,
+    population_difference,
+    population_posterior,
+    posterior_pairs_table,
+)
+from bayesnoise.conjugate.hierarchy import integrated_moments
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def timed(fn, repeat=3):
+    best = np.inf
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def synthetic(m=100, n=1000, seed=0):
+    rng = np.random.default_rng(seed)
+    mu = rng.uniform(0.1, 0.9, m)
+    kap = rng.uniform(0.5, 5, m)
+    k = rng.integers(1, 11, size=(m, n))  # ragged K = 1..10
+    u = rng.beta((mu * kap)[:, None], ((1 - mu) * kap)[:, None], (m, n))
+    c = rng.binomial(k, u)
+    k[rng.random((m, n)) < 0.02] = 0  # 2% missing cells
+    c[k == 0] = 0
+    return c, k
+
+
+def closed_form_all(c, k):
+    fit = fit_empirical_bayes(c, k, warn=False)
+    mom = integrated_moments(c, k, k > 0, fit)
+    pop = population_posterior(fit, draws=1000)
+    return fit, mom, pop
+
+
+def paired_all(c, k):
+    fit = fit_empirical_bayes(c, k, warn=False)
+    mom = integrated_moments(c, k, k > 0, fit)
+    m, v = mom["ubar"]
+    pairs = all_pairs_difference(m, v)  # exact moments, normal P(A > B)
+    pop = population_difference(c / k, draws=2000)
+    return pairs, pop
+
+
+def bench():
+    rows = []
+    c, k = synthetic()
+    t, _ = timed(lambda: fit_empirical_bayes(c, k, warn=False))
+    rows.append(("EB fit, M=100 x N=1000 (ragged K, 2% missing)", t, "-"))
+    t, _ = timed(lambda: closed_form_all(c, k))
+    rows.append(("EB fit + all closed-form posteriors, M=100 x N=1000", t, "< 1 s"))
+    t, _ = timed(lambda: finite_sample_posterior(c, k, draws=200, random_seed=0), repeat=1)
+    rows.append(("  + MC intervals ubar/V_pred/V_x (200 draws)", t, "-"))
+    hum = DATA / "all-the-noises" / "main" / "input_table_humaneval.csv"
+    if hum.exists():
+        from bayesnoise.data import load
+
+        ds = load(hum)
+        ch, kh = ds["correct"].values, ds["count"].values
+        t, _ = timed(lambda: paired_all(ch, kh))
+        rows.append((f"all-pairs paired posteriors, humaneval M={ch.shape[0]}", t, "< 2 s"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t, _ = timed(lambda: posterior_pairs_table(ds), repeat=1)
+        rows.append(("  posterior_pairs_table (MC, 1000 draws)", t, "-"))
+    print(f"{'task':62s} {'seconds':>8s}  target")
+    for name, sec, target in rows:
+        print(f"{name:62s} {sec:8.3f}  {target}")
+
+
+def _posterior_draw_bb_sd(c, k):
+    """SD of a Bayesian bootstrap over posterior draws of u_A - u_B (closed form; rejected)."""
+    fit = fit_empirical_bayes(c, k, warn=False)
+    a = fit.mu[:, None] * fit.kappa[:, None] + c
+    b = (1 - fit.mu[:, None]) * fit.kappa[:, None] + k - c
+    m = a / (a + b)
+    v = a * b / ((a + b) ** 2 * (a + b + 1))
+    n = c.shape[1]
+    mc = m - m.mean(axis=1, keepdims=True)
+    cov = mc @ mc.T / n
+    var_m = np.diag(cov)[:, None] + np.diag(cov)[None, :] - 2 * cov
+    vbar = v.mean(axis=1)
+    vs = vbar[:, None] + vbar[None, :]
+    return np.sqrt((var_m + (1 - 1 / n) * vs) / (n + 1) + vs / n)
+
+
+def compare_widths():
+    from bayesnoise.data import complete, load
+    from bayesnoise.frequentist import pair_noise
+
+    files = sorted(glob.glob(str(DATA / "all-the-noises" / "*" / "input_table_*.csv")))
+    if not files:
+        print("(no shared data: skipping the real-data comparison)")
+        return
+    print()
+    print(
+        "Population paired interval (Bayesian bootstrap) vs frequentist +- z se_mean, close pairs"
+    )
+    print("(|difference| < 5 se_total); ratio = Bayes width / frequentist width; 'draws' = the")
+    print("rejected bootstrap over posterior draws of u (independent per-model posteriors)")
+    print(f"{'run/benchmark':42s} {'M':>3s} {'N':>5s} {'Kmed':>5s} {'pairs':>5s} "
+          f"{'median':>7s} {'q10':>6s} {'q90':>6s} {'draws':>6s}")  # fmt: skip
+    summary = []
+    for f in files:
+        name = f.split("all-the-noises/")[1].replace("input_table_", "").replace(".csv", "")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ds = complete(load(f), on_missing="intersect")
+            if ds.sizes["model"] < 2 or ds.sizes["question"] < 2:
+                continue
+            fr = pair_noise(ds)
+        c, k = ds["correct"].values.astype(float), ds["count"].values.astype(float)
+        pop = population_difference(c / k, draws=4000, random_seed=0)
+        ia, ib = np.triu_indices(c.shape[0], k=1)
+        bw = (pop["high"] - pop["low"])[ia, ib]
+        fw = 2 * 1.959964 * fr["se_mean"].to_numpy()
+        close = (np.abs(fr["difference"].to_numpy()) < 5 * fr["se_total"].to_numpy()) & (fw > 0)
+        if close.sum() == 0:
+            continue
+        ratio = bw[close] / fw[close]
+        draws_ratio = (2 * 1.959964 * _posterior_draw_bb_sd(c, k)[ia, ib])[close] / fw[close]
+        n = c.shape[1]
+        kmed = float(np.median(k))
+        summary.append((name, n, float(np.median(ratio))))
+        print(f"{name:42s} {c.shape[0]:3d} {n:5d} {kmed:5.0f} {close.sum():5d} "
+              f"{np.median(ratio):7.3f} {np.quantile(ratio, 0.1):6.3f} {np.quantile(ratio, 0.9):6.3f} "
+              f"{np.median(draws_ratio):6.3f}")  # fmt: skip
+    big = [r for _, n, r in summary if n >= 400]
+    print(f"N >= 400: {len(big)} benchmarks, median ratios in [{min(big):.3f}, {max(big):.3f}]; "
+          f"all within 15%: {all(abs(r - 1) < 0.15 for r in big)}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    bench()
+    if "--no-data" not in sys.argv:
+        compare_widths()
