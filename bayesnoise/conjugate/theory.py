@@ -63,7 +63,8 @@ def benchmark_kappa(correct, count, *, bins: int = 5, min_models: int = 2):
     Returns
     -------
     kappa : float
-        Median of the group kappas (groups whose kappa is at a bound are included at the bound).
+        Median of the estimated group kappas (groups at a kappa bound are used only when no
+        group has an interior estimate).
     groups : list of dict
         ``accuracy``, ``kappa``, ``models``, ``status`` per group.
 
@@ -99,7 +100,12 @@ def benchmark_kappa(correct, count, *, bins: int = 5, min_models: int = 2):
                 "status": str(fit.kappa_status[j]),
             }
         )
-    good = [g["kappa"] for g in groups if g["status"] != "assumed"]
+    # groups whose kappa ran to a bound (e.g. a hard benchmark where most questions are never
+    # solved: the 'u_i = 0' questions of the paper) say little about the Beta shape: use the
+    # estimated groups when there are any
+    good = [g["kappa"] for g in groups if g["status"] == "estimated"]
+    if not good:
+        good = [g["kappa"] for g in groups if g["status"] != "assumed"]
     if not good:
         raise ValueError("kappa is not identifiable for any group (need >= 2 samples per question)")
     return float(np.median(good)), groups
