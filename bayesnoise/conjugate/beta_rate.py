@@ -32,8 +32,9 @@ class BetaPrior:
 
     Examples
     --------
-    >>> BetaPrior.from_mean_sd(0.6, 0.2)
-    BetaPrior(a=3.0000000000000004, b=2.0000000000000004)
+    >>> prior = BetaPrior.from_mean_sd(0.6, 0.2)
+    >>> round(prior.a, 10), round(prior.b, 10)
+    (3.0, 2.0)
     >>> BetaPrior.from_mean_concentration(0.5, 24).a
     12.0
     """

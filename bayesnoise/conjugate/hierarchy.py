@@ -187,7 +187,7 @@ def finite_sample_moments(alpha, beta, mask=None) -> FiniteSampleMoments:
     >>> import numpy as np
     >>> res = finite_sample_moments(np.array([2.0, 5.0]), np.array([3.0, 1.0]))
     >>> round(float(res.ubar_mean), 4), round(float(res.ubar_var), 5)
-    (0.6167, 0.01587)
+    (0.6167, 0.01496)
     """
     a = np.asarray(alpha, dtype=float)
     b = np.asarray(beta, dtype=float)

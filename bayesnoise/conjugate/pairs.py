@@ -47,7 +47,7 @@ def paired_difference_moments(alpha_a, beta_a, alpha_b, beta_b, mask=None):
     --------
     >>> mean, var = paired_difference_moments([3.0, 4.0], [2.0, 1.0], [1.0, 2.0], [1.0, 2.0])
     >>> round(float(mean), 4), round(float(var), 5)
-    (0.2, 0.02702)
+    (0.2, 0.05)
     """
     arrs = np.broadcast_arrays(
         *(np.asarray(x, dtype=float) for x in (alpha_a, beta_a, alpha_b, beta_b))
