@@ -8,11 +8,13 @@ model did not answer are NaN in ``p`` and ``w`` and 0 in ``k``. All variances us
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 
-def cell_moments(correct, count, sum_sq) -> tuple[np.ndarray, np.ndarray]:
+def cell_moments(correct, count, sum_sq=None) -> tuple[np.ndarray, np.ndarray]:
     """Per-cell mean ``p`` and within-cell variance ``w`` (NaN where ``count == 0``).
+
+    ``sum_sq=None`` means 0/1 scores (sum of squares equals ``correct``), so w = p (1 - p).
 
     Examples
     --------
@@ -22,26 +24,40 @@ def cell_moments(correct, count, sum_sq) -> tuple[np.ndarray, np.ndarray]:
     (0.75, 0.1875)
     """
     count = np.asarray(count)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        k = np.where(count > 0, count, np.nan)
-        p = np.asarray(correct, dtype=float) / k
-        # E[A^2] - E[A]^2 per cell; clamp the float rounding of 0/1 data (exactly 0 in maths).
-        w = np.maximum(np.asarray(sum_sq, dtype=float) / k - p**2, 0.0)
+    if np.all(count > 0):
+        k = count
+    else:
+        k = count.astype(float)
+        k[count <= 0] = np.nan
+    p = np.asarray(correct, dtype=float) / k
+    # E[A^2] - E[A]^2 per cell; clamp the float rounding (exactly 0 for 0/1 data in maths).
+    w = p * p
+    np.subtract(p if sum_sq is None else np.asarray(sum_sq, dtype=float) / k, w, out=w)
+    np.maximum(w, 0.0, out=w)
     return p, w
 
 
-def correction_terms(w: np.ndarray, k: np.ndarray) -> np.ndarray:
+def _row_mean(x: np.ndarray, complete: bool) -> np.ndarray:
+    return x.mean(axis=-1) if complete else np.nanmean(x, axis=-1)
+
+
+def correction_terms(w: np.ndarray, k: np.ndarray, mean_w: np.ndarray | None = None) -> np.ndarray:
     """Small-K correction b = mean_i(w_i / (K_i - 1)) per model (NaN when any answered K_i < 2).
 
     E[w_i / (K_i - 1)] = Var_e(A_i) / K_i, the prediction noise left in the K-sample mean p_i, so
     var_i(p_i) - b estimates the data variance without the 1/(K-1) bias (paper eq. 22-23).
+    With the row means ``mean_w`` given, models with one K for all questions take the shortcut
+    b = mean_w / (K - 1).
     """
     answered = k > 0
+    k_min = np.where(answered, k, np.iinfo(np.int64).max).min(axis=-1)
+    k_max = k.max(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        terms = np.where(answered, w / (k - 1.0), np.nan)
-        terms = np.where(answered & (k < 2), np.inf, terms)
-    b = np.nanmean(terms, axis=-1)
-    return np.where(np.isfinite(b), b, np.nan)
+        if mean_w is not None and np.all(k_min == k_max):
+            b = mean_w / (k_max - 1.0)
+        else:
+            b = _row_mean(w / (k - 1.0), bool(answered.all()))  # NaN cells (k = 0) are skipped
+    return np.where(k_min >= 2, b, np.nan)
 
 
 def model_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarray]:
@@ -49,25 +65,28 @@ def model_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarra
 
     Returns a dict of (M,) arrays: ``questions`` (N_m), ``accuracy``, ``total``, ``data``,
     ``prediction``, ``var_mean`` (variance of the K-averaged per-question score, so that
-    ``var_mean / N`` is the squared SE of the observed score) and ``mean_k``.
+    ``var_mean / N`` is the squared SE of the observed score), ``mean_w``, ``b`` (the small-K
+    correction, 0 without correction) and ``mean_k``.
     ``data`` and ``prediction`` are NaN where any K_i < 2 (the split is not identifiable);
     ``total`` is always defined. ``data + prediction == total`` up to rounding.
     """
     p, w, k = np.atleast_2d(p), np.atleast_2d(w), np.atleast_2d(k)
     answered = k > 0
+    complete = bool(answered.all())
     n = answered.sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        accuracy = np.nanmean(p, axis=-1)
-        var_mean = np.nanmean((p - accuracy[:, None]) ** 2, axis=-1)
-        mean_w = np.nanmean(w, axis=-1)
-        mean_k = np.where(n > 0, np.where(answered, k, 0).sum(axis=-1) / n, np.nan)
+        accuracy = _row_mean(p, complete)
+        centred = p - accuracy[:, None]
+        var_mean = _row_mean(centred * centred, complete)
+        mean_w = _row_mean(w, complete)
+        mean_k = np.where(answered, k, 0).sum(axis=-1) / np.where(n > 0, n, np.nan)
     total = var_mean + mean_w
-    splittable = ~np.any(answered & (k < 2), axis=-1)
-    b = correction_terms(w, k) if correction else np.zeros_like(total)
+    splittable = np.where(answered, k, 2).min(axis=-1) >= 2
+    b = correction_terms(w, k, mean_w) if correction else np.zeros_like(total)
     data = np.where(splittable, var_mean - b, np.nan)
     prediction = np.where(splittable, mean_w + b, np.nan)
     return {"questions": n, "accuracy": accuracy, "total": total, "data": data,
-            "prediction": prediction, "var_mean": var_mean, "mean_w": mean_w,
+            "prediction": prediction, "var_mean": var_mean, "mean_w": mean_w, "b": b,
             "mean_k": mean_k}  # fmt: skip
 
 
@@ -81,7 +100,9 @@ def pair_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarray
     """
     p, w, k = np.atleast_2d(p), np.atleast_2d(w), np.atleast_2d(k)
     if np.any(k <= 0):
-        raise ValueError("pair_components needs complete data (every model answered every question)")
+        raise ValueError(
+            "pair_components needs complete data (every model answered every question)"
+        )
     n = p.shape[-1]
     single = model_components(p, w, k, correction=correction)
     acc = single["accuracy"]
@@ -94,7 +115,7 @@ def pair_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarray
     total_single = single["total"]
     total = total_single[:, None] + total_single[None, :] - 2.0 * cov
     mean_w = single["mean_w"]
-    b = correction_terms(w, k) if correction else np.zeros_like(var)
+    b = single["b"]
     data = var_mean - (b[:, None] + b[None, :])
     prediction = mean_w[:, None] + mean_w[None, :] + b[:, None] + b[None, :]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -107,11 +128,9 @@ def pair_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarray
 
 
 def _gram(p: np.ndarray) -> np.ndarray:
-    """p @ p.T computing one triangle only (BLAS syrk), mirrored."""
-    from scipy.linalg import blas
-
-    g = blas.dsyrk(1.0, np.asarray(p, dtype=np.float64, order="C"), trans=0, lower=0)
-    return np.triu(g) + np.triu(g, 1).T
+    """p @ p.T (numpy hands ``a @ a.T`` to BLAS syrk, which computes one triangle)."""
+    p = np.ascontiguousarray(p, dtype=np.float64)
+    return p @ p.T
 
 
 def expected_wins(p) -> np.ndarray:
@@ -150,9 +169,15 @@ def sign_test_pvalue(wins_a, wins_b) -> np.ndarray:
     wa = np.asarray(wins_a, dtype=float)
     k = _whole(wa)
     n = _whole(wa + np.asarray(wins_b, dtype=float))
-    low = np.minimum(k, n - k)
+    low = np.minimum(k, n - k).astype(np.int64)
+    n = n.astype(np.int64)
     # For p = 0.5 the binomial is symmetric: two-sided p = 2 P(X <= min), capped at 1.
-    return np.minimum(1.0, 2.0 * special.bdtr(low, n.astype(np.int64), 0.5))
+    # Many pairs share (low, n): evaluate the binomial cdf once per distinct pair.
+    n_max = int(n.max(initial=0)) + 1
+    key = low * n_max + n
+    uniq, inverse = np.unique(key.ravel(), return_inverse=True)
+    cdf = special.bdtr(uniq // n_max, uniq % n_max, 0.5)
+    return np.minimum(1.0, 2.0 * cdf[inverse].reshape(key.shape))
 
 
 def mcnemar_pvalue(wins_a, wins_b, *, continuity: bool = True) -> np.ndarray:
@@ -171,7 +196,7 @@ def mcnemar_pvalue(wins_a, wins_b, *, continuity: bool = True) -> np.ndarray:
         diff = np.maximum(diff - 1.0, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         chi2 = np.where(n > 0, diff**2 / n, 0.0)
-    return special.chdtrc(1, chi2)
+    return special.erfc(np.sqrt(chi2 / 2.0))  # chi-square(1) survival function
 
 
 def bootstrap_cov(p, *, n_boot: int = 1000, rng: np.random.Generator) -> np.ndarray:

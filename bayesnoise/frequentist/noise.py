@@ -16,7 +16,8 @@ MODEL_A, MODEL_B = "model_a", "model_b"
 
 
 def _arrays(ds: xr.Dataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    p, w = _core.cell_moments(ds["correct"].values, ds["count"].values, ds["sum_sq"].values)
+    sum_sq = None if ds.attrs.get("binary") else ds["sum_sq"].values
+    p, w = _core.cell_moments(ds["correct"].values, ds["count"].values, sum_sq)
     return p, w, ds["count"].values
 
 
