@@ -28,6 +28,7 @@ __all__ = [
     "DataError",
     "complete",
     "from_arrays",
+    "from_sample_array",
     "from_samples",
     "from_wide",
     "load",
@@ -385,6 +386,42 @@ def _from_arena(
                        benchmark=bench, source=name, counts_known=binary)  # fmt: skip
 
 
+def from_sample_array(scores: xr.DataArray, *, benchmark: str = "benchmark") -> xr.Dataset:
+    """Dataset from a score array with dims ``(model, question, sample)``.
+
+    Scores in [0, 1]; NaN marks a sample that was not drawn (so K may differ per cell).
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> from bayesnoise.data import from_sample_array
+    >>> a = xr.DataArray([[[1, 0, np.nan], [1, 1, 1]]], dims=("model", "question", "sample"),
+    ...                  coords={"model": ["m"], "question": ["q1", "q2"]})
+    >>> from_sample_array(a)["count"].values.tolist()
+    [[2, 3]]
+    """
+    if set(scores.dims) != {MODEL, QUESTION, SAMPLE}:
+        raise DataError(f"score array needs dims (model, question, sample), got {scores.dims}")
+    scores = scores.transpose(MODEL, QUESTION, SAMPLE)
+    values = np.asarray(scores.values, dtype=float)
+    drawn = ~np.isnan(values)
+    bad = drawn & ((values < 0) | (values > 1))
+    if bad.any():
+        m, q, j = np.argwhere(bad)[0]
+        raise DataError(
+            f"score array: model {_fmt(scores[MODEL].values[m]) if MODEL in scores.coords else m}, "
+            f"question {_fmt(scores[QUESTION].values[q]) if QUESTION in scores.coords else q}, "
+            f"sample {j}: score {_fmt(values[m, q, j])} is outside [0, 1]"
+        )
+    filled = np.where(drawn, values, 0.0)
+    return from_arrays(
+        filled.sum(axis=-1), drawn.sum(axis=-1), sum_sq=(filled**2).sum(axis=-1),
+        models=scores[MODEL].values if MODEL in scores.coords else None,
+        questions=scores[QUESTION].values if QUESTION in scores.coords else None,
+        benchmark=benchmark, source="DataArray",
+    )  # fmt: skip
+
+
 def from_wide(
     df: pd.DataFrame, *, name: str = "DataFrame", benchmark: str = "benchmark"
 ) -> xr.Dataset:
@@ -434,11 +471,12 @@ def load(source, *, benchmark: str | None = None) -> xr.Dataset:
       (e.g. the all-the-noises ``input_table_*.csv``);
     * Eval-Arena JSONL: ``benchmark_id, model, example_id, pass1`` (``pass1`` 0/1, or a fraction
       meaning a mean over an unknown number of samples: accepted, flagged ``counts_known=False``);
-    * a wide DataFrame with questions as rows and models as columns.
+    * a wide DataFrame with questions as rows and models as columns;
+    * an :class:`xarray.DataArray` of scores with dims ``(model, question, sample)`` (NaN = not drawn).
 
     Parameters
     ----------
-    source : str, pathlib.Path or pandas.DataFrame
+    source : str, pathlib.Path, pandas.DataFrame or xarray.DataArray
         File (.csv, .jsonl, .json, .parquet, optionally .gz) or table.
     benchmark : str, optional
         Which benchmark to keep when the ``benchmark_id`` column holds several (required then).
@@ -466,7 +504,15 @@ def load(source, *, benchmark: str | None = None) -> xr.Dataset:
     [3.0, 1.0]
     """
     if isinstance(source, xr.Dataset):
+        missing = {"correct", "count", "sum_sq"} - set(source.data_vars)
+        if missing or set(source["correct"].dims) != {MODEL, QUESTION}:
+            raise DataError(
+                f"Dataset needs variables correct, count, sum_sq over (model, question); "
+                f"missing {sorted(missing)}"
+            )
         return source
+    if isinstance(source, xr.DataArray):
+        return from_sample_array(source, benchmark=benchmark or str(source.name or "benchmark"))
     if isinstance(source, pd.DataFrame):
         if _classify(source.columns) == "unknown":
             return from_wide(source, benchmark=benchmark or "benchmark")

@@ -197,3 +197,18 @@ def test_bundled_extract(bundled_data):
     ds = bn.load(bundled_data / "cruxeval_output_temp0.8.csv.gz")
     assert ds.sizes == {"model": 8, "question": 800}
     assert (ds["count"] == 10).all() and ds.attrs["binary"]
+
+
+def test_sample_array_with_named_dims():
+    import xarray as xr
+
+    arr = xr.DataArray(
+        [[[1, 0, np.nan], [1, 1, 1]], [[0, 0, 0], [0.5, np.nan, np.nan]]],
+        dims=("model", "question", "sample"),
+        coords={"model": ["a", "b"], "question": ["q1", "q2"]},
+    )
+    ds = bn.load(arr.transpose("sample", "model", "question"))
+    assert ds["count"].values.tolist() == [[2, 3], [3, 1]]
+    assert ds["sum_sq"].sel(model="b", question="q2") == 0.25 and not ds.attrs["binary"]
+    with pytest.raises(DataError, match="model 'a', question 'q1', sample 1: score 2 is outside"):
+        bn.load(arr.where(arr != 0, 2))
