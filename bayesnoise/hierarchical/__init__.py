@@ -37,6 +37,7 @@ from .models import (
     model_data,
     prior_predictive_summary,
 )
+from .tables import pairs_table_from_fit, posterior_table_from_fit, posterior_table_mcmc
 
 __all__ = [
     "DEFAULT_PRIORS",
@@ -56,6 +57,9 @@ __all__ = [
     "load",
     "marginal_model",
     "model_data",
+    "pairs_table_from_fit",
+    "posterior_table_from_fit",
+    "posterior_table_mcmc",
     "prior_predictive_summary",
     "save",
     "summary",

@@ -29,7 +29,9 @@ _DEFAULT_VARS = {
     "marginal": ["mu", "kappa"],
     "latent": ["mu", "kappa", "u"],
     "fixed": ["u"],
-    "joint": ["theta", "phi", "sigma_b", "difficulty", "mu"],
+    # joint: the quantities reported; per-question difficulties of all-correct or all-wrong
+    # questions have long prior-driven tails and are summarised by diagnostics_table instead.
+    "joint": ["theta", "phi", "sigma_b", "mu", "dbar", "population_difference"],
 }
 
 
@@ -113,10 +115,13 @@ def diagnostics_table(tree: xr.DataTree, var_names: list[str] | None = None) -> 
     var_names = [v for v in var_names if v in post]
     rows = []
     ds = post[var_names]
-    rhat = azs.rhat(ds)
-    ess_bulk = azs.ess(ds, method="bulk")
-    ess_tail = azs.ess(ds, method="tail")
-    mcse = azs.mcse(ds, method="mean")
+    with warnings.catch_warnings():
+        # constant elements (e.g. the diagonal of dbar) give 0/0 inside r_hat: reported as NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        rhat = azs.rhat(ds)
+        ess_bulk = azs.ess(ds, method="bulk")
+        ess_tail = azs.ess(ds, method="tail")
+        mcse = azs.mcse(ds, method="mean")
     for v in var_names:
         rows.append(
             {

@@ -15,6 +15,7 @@ PyMC is imported inside the builders only, so ``import bayesnoise.hierarchical``
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -121,8 +122,10 @@ class ModelData:
 
     Attributes
     ----------
-    correct, count : numpy.ndarray of int64
-        Number correct and number of samples per cell; ``count == 0`` is an unanswered cell.
+    correct : numpy.ndarray
+        Number correct per cell (int64, or float64 for fractional scores).
+    count : numpy.ndarray of int64
+        Samples per cell; ``count == 0`` is an unanswered cell.
     models, questions : list of str
         Coordinate labels.
     """
@@ -131,6 +134,11 @@ class ModelData:
     count: np.ndarray
     models: list[str]
     questions: list[str]
+
+    @property
+    def integer(self) -> bool:
+        """True when every ``correct`` is a whole number."""
+        return self.correct.dtype.kind in "iu"
 
     @property
     def mask(self) -> np.ndarray:
@@ -186,11 +194,6 @@ def model_data(
             raise TypeError("pass either a dataset or (correct, count) arrays, not both")
         if "correct" not in ds or "count" not in ds:
             raise ValueError("dataset needs variables 'correct' and 'count'")
-        if ds.attrs.get("counts_known") is False:
-            raise ValueError(
-                "this dataset does not know the number of samples per question "
-                "(attrs['counts_known'] is False); the Beta-Binomial models need integer counts"
-            )
         c = ds["correct"].transpose("model", "question").values
         k = ds["count"].transpose("model", "question").values
         models = list(map(str, ds["model"].values)) if models is None else models
@@ -213,14 +216,20 @@ def model_data(
     c = np.where(answered, c, 0.0)
     if np.any(~np.isfinite(c)):
         raise ValueError("correct has NaN or inf on answered cells (count > 0)")
-    if np.any(np.abs(c - np.round(c)) > 1e-6):
-        raise ValueError(
-            "correct must be whole numbers of correct samples for the Beta-Binomial models; "
-            "fractional scores (e.g. a pass@1 averaged over unknown K) cannot be used here"
-        )
-    c = np.round(c).astype(np.int64)
-    if np.any(c < 0) or np.any(c > k):
+    if np.any(c < -1e-9) or np.any(c > k + 1e-9):
         raise ValueError("correct must lie in [0, count] on every cell")
+    integer = bool(np.all(np.abs(c - np.round(c)) <= 1e-6))
+    if integer:
+        c = np.round(c).astype(np.int64)
+    else:
+        warnings.warn(
+            "correct holds fractional counts (scores are not binary counts); the Beta-Binomial "
+            "likelihood betaln(c + a, K - c + b) - betaln(a, b) is used on them as a "
+            "quasi-likelihood, as in bayesnoise.conjugate",
+            UserWarning,
+            stacklevel=3,
+        )
+        c = np.clip(c, 0.0, k)
     m, n = c.shape
     empty = ~answered.any(axis=1)
     models = [str(x) for x in (range(m) if models is None else models)]
@@ -325,9 +334,11 @@ def marginal_model(
             # through how many cells have each (correct, count) pair, so each distinct pair is
             # evaluated once and weighted by its multiplicity (~50x fewer terms at K = 10).
             idx, c_u, k_u, weight = _unique_cells(data)
-            dist = pm.BetaBinomial.dist(n=k_u, alpha=a[idx], beta=b[idx])
-            pm.Potential("correct_loglik", (weight * pm.logp(dist, c_u)).sum())
+            loglik = _betabinom_loglik(c_u, k_u, a[idx], b[idx])
+            pm.Potential("correct_loglik", (weight * loglik).sum())
         else:
+            if not data.integer:
+                raise ValueError("aggregate=False needs whole-number correct counts")
             k = pm.Data("count", data.count, dims=("model", "question"))
             pm.BetaBinomial(
                 "correct",
@@ -340,6 +351,23 @@ def marginal_model(
         _population_variances(mu, kappa)
     _set_kind(model, "marginal", data, priors)
     return model
+
+
+def _betabinom_loglik(c, k, a, b):
+    """Beta-Binomial log-likelihood without the binomial coefficient (a constant).
+
+    ``betaln(c + a, k - c + b) - betaln(a, b)``; also the quasi-likelihood for fractional c.
+    """
+    from pytensor.tensor import gammaln
+
+    return (
+        gammaln(c + a)
+        + gammaln(k - c + b)
+        - gammaln(k + a + b)
+        - gammaln(a)
+        - gammaln(b)
+        + gammaln(a + b)
+    )
 
 
 def _unique_cells(data: ModelData):
@@ -373,7 +401,7 @@ def latent_model(
     """Latent Beta-Binomial model with per-question accuracies ``u`` (model 2; model 4 if fixed).
 
     ``u[m, i] ~ Beta(mu_m kappa_m, (1 - mu_m) kappa_m)`` and
-    ``correct[m, i] ~ Binomial(count[m, i], u[m, i])``.
+    ``correct[m, i] ~ Binomial(count[m, i], u[m, i])`` (unanswered cells contribute nothing).
 
     Parameters
     ----------
@@ -393,7 +421,8 @@ def latent_model(
         Free ``u`` (dims ``model``, ``question``; plus ``mu``, ``kappa`` unless fixed);
         deterministics ``ubar``, ``V_x``, ``V_pred`` (finite-sample: mean, variance and mean of
         ``u(1-u)`` over the answered questions) and ``data_var``, ``prediction_var``
-        (population); observed ``correct``; data ``count``.
+        (population); the Binomial log-likelihood as the potential ``correct_loglik``
+        (the counts are in the fit's ``observed_data`` group).
 
     Examples
     --------
@@ -403,6 +432,7 @@ def latent_model(
     [V_pred, V_x, data_var, prediction_var, ubar]
     """
     import pymc as pm
+    import pytensor.tensor as pt
 
     data, priors = _data_and_priors(correct, count, models, questions, priors)
     if (mu is None) != (kappa is None):
@@ -410,7 +440,6 @@ def latent_model(
     fixed = mu is not None
     n_models = len(data.models)
     with pm.Model(coords=data.coords) as model:
-        k = pm.Data("count", data.count, dims=("model", "question"))
         if fixed:
             mu_v = np.broadcast_to(np.asarray(mu, dtype=float), (n_models,)).copy()
             kappa_v = np.broadcast_to(np.asarray(kappa, dtype=float), (n_models,)).copy()
@@ -426,7 +455,12 @@ def latent_model(
             beta=((1 - mu_t) * kappa_t)[:, None],
             dims=("model", "question"),
         )
-        pm.Binomial("correct", n=k, p=u, observed=data.correct, dims=("model", "question"))
+        # Binomial log-likelihood (binomial coefficient dropped); 0 on unanswered cells.
+        w = data.mask.astype(float)
+        pm.Potential(
+            "correct_loglik",
+            (w * (data.correct * pt.log(u) + (data.count - data.correct) * pt.log1p(-u))).sum(),
+        )
         _finite_sample_deterministics(u, data.mask)
         _population_variances(mu_t, kappa_t)
     _set_kind(model, "fixed" if fixed else "latent", data, priors)
@@ -496,49 +530,59 @@ def joint_model(
     priors : Priors, optional
         Uses ``theta_sd``, ``difficulty_scale``, ``phi_median``, ``phi_log_sd``.
     noncentered : bool, optional
-        Parametrise ``b = sigma_b * z``. Default: non-centred when fewer than 5 models inform
-        each question (the centred form mixes better once many models pin each ``b_i``).
+        Parametrise the difficulty deviations as ``sigma_b * z``. Default: non-centred when a
+        question gets fewer than 20 samples over all models (median), where each ``b_i`` is
+        weakly informed; centred otherwise (measured: 4 models x K = 10 gives 4x the ESS of
+        ``sigma_b`` with the centred form).
 
     Returns
     -------
     pymc.Model
-        Free ``theta``, ``phi`` (dim ``model``), ``sigma_b``, ``difficulty`` (dim
-        ``question``); deterministic ``mu`` (population accuracy, dim ``model``).
+        Free ``theta_rel``, ``phi`` (dim ``model``), ``sigma_b``, ``difficulty_mean`` and the
+        zero-sum deviations ``difficulty_dev`` (or ``difficulty_z``, dim ``question``);
+        deterministics ``theta``, ``difficulty`` (``b``) and ``mu`` (population accuracy, dim ``model``); the
+        Beta-Binomial log-likelihood over answered cells as the potential ``correct_loglik``.
 
     Examples
     --------
     >>> from bayesnoise.hierarchical import joint_model
     >>> m = joint_model([[3, 5, 0], [10, 9, 8]], 10)
     >>> sorted(v.name for v in m.free_RVs)
-    ['difficulty', 'phi', 'sigma_b', 'theta']
+    ['difficulty_mean', 'difficulty_z', 'phi', 'sigma_b', 'theta_rel']
     """
     import pymc as pm
     import pytensor.tensor as pt
 
     data, priors = _data_and_priors(correct, count, models, questions, priors)
     if noncentered is None:
-        noncentered = len(data.models) < 5
+        noncentered = bool(np.median(data.count.sum(axis=0)) < 20)
     x_gh, w_gh = np.polynomial.hermite_e.hermegauss(GAUSS_HERMITE_NODES)
     w_gh = w_gh / w_gh.sum()
     with pm.Model(coords=data.coords) as model:
-        k = pm.Data("count", data.count, dims=("model", "question"))
-        theta = pm.Normal("theta", 0.0, priors.theta_sd, dims="model")
+        # b_i ~ iid Normal(0, sigma_b), written exactly as its mean plus zero-sum deviations:
+        # b = b_mean + d, b_mean ~ Normal(0, sigma_b / sqrt(N)), d ~ ZeroSumNormal(sigma_b).
+        # The data inform theta_rel = theta - b_mean and d; b_mean (is this question set
+        # harder than the population?) is left to its prior, and theta's Normal(0, theta_sd)
+        # prior is kept through theta_rel | b_mean ~ Normal(-b_mean, theta_sd). Same model as
+        # theta ~ Normal(0, theta_sd), b ~ Normal(0, sigma_b), without the ridge along
+        # (theta + c, b + c) that slows NUTS with a diagonal mass matrix.
+        n_q = len(data.questions)
         sigma_b = pm.HalfNormal("sigma_b", priors.difficulty_scale)
+        b_mean = pm.Normal("difficulty_mean", 0.0, sigma_b / np.sqrt(n_q))
+        theta_rel = pm.Normal("theta_rel", -b_mean, priors.theta_sd, dims="model")
         if noncentered:
-            z = pm.Normal("difficulty_z", 0.0, 1.0, dims="question")
-            b = pm.Deterministic("difficulty", sigma_b * z, dims="question")
+            z = pm.ZeroSumNormal("difficulty_z", 1.0, dims="question")
+            d = sigma_b * z
         else:
-            b = pm.Normal("difficulty", 0.0, sigma_b, dims="question")
+            d = pm.ZeroSumNormal("difficulty_dev", sigma_b, dims="question")
+        theta = pm.Deterministic("theta", theta_rel + b_mean, dims="model")
+        pm.Deterministic("difficulty", b_mean + d, dims="question")
         phi = pm.LogNormal("phi", np.log(priors.phi_median), priors.phi_log_sd, dims="model")
-        p = pm.math.sigmoid(theta[:, None] - b[None, :])
-        pm.BetaBinomial(
-            "correct",
-            n=k,
-            alpha=p * phi[:, None],
-            beta=(1 - p) * phi[:, None],
-            observed=data.correct,
-            dims=("model", "question"),
+        p = pm.math.sigmoid(theta_rel[:, None] - d[None, :])
+        loglik = _betabinom_loglik(
+            data.correct, data.count, p * phi[:, None], (1 - p) * phi[:, None]
         )
+        pm.Potential("correct_loglik", (data.mask * loglik).sum())
         grid = pm.math.sigmoid(theta[:, None] - sigma_b * pt.as_tensor(x_gh)[None, :])
         pm.Deterministic("mu", pt.dot(grid, w_gh), dims="model")
     _set_kind(model, "joint", data, priors)

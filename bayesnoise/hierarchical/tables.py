@@ -1,0 +1,238 @@
+"""Per-model and per-pair posterior tables from MCMC, with the conjugate tables' columns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .diagnostics import check_convergence, default_var_names
+from .fit import fit
+from .fit import save as _save_fit
+from .models import joint_model, marginal_model
+
+__all__ = ["pairs_table_from_fit", "posterior_table_from_fit", "posterior_table_mcmc"]
+
+_SAMPLE = ("chain", "draw")
+
+
+def _level(confidence_level: float) -> float:
+    level = float(confidence_level)
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level}")
+    return level
+
+
+def _interval(da, level: float):
+    q = da.quantile([(1 - level) / 2, (1 + level) / 2], dim=list(_SAMPLE))
+    return q.isel(quantile=0).values, q.isel(quantile=1).values
+
+
+def posterior_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.DataFrame:
+    """Per-model table (conjugate ``posterior_table`` columns) from a marginal or latent fit.
+
+    Parameters
+    ----------
+    tree : xarray.DataTree
+        From ``fit(marginal_model(...))`` (or the latent model).
+    confidence_level : float, default 0.95
+        Equal-tailed credible intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``model, questions, accuracy, mu, mu_low, mu_high, ubar, ubar_low, ubar_high,
+        kappa, se_data, se_prediction``: ``questions`` answered and observed ``accuracy``
+        (mean of c/K over them); posterior means and intervals of ``mu`` (population accuracy)
+        and ``ubar`` (expected accuracy on these questions); the posterior *median* of
+        ``kappa`` (its posterior is right-skewed); ``se_data = sqrt(E[data_var] / N)`` and
+        ``se_prediction = sqrt(E[prediction_var] / N)`` with the posterior means of the
+        population variances ``mu(1-mu)/(kappa+1)`` and ``mu(1-mu)kappa/(kappa+1)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayesnoise.hierarchical import fit, marginal_model, posterior_table_from_fit
+    >>> rng = np.random.default_rng(0)
+    >>> c = rng.binomial(5, rng.beta(1, 1, (2, 80)))
+    >>> tree = fit(marginal_model(c, 5, models=["a", "b"]), draws=300, tune=300,
+    ...            progressbar=False, check=False)
+    >>> posterior_table_from_fit(tree)["model"].tolist()
+    ['a', 'b']
+    """
+    level = _level(confidence_level)
+    post = tree["posterior"].to_dataset()
+    obs = tree["observed_data"].to_dataset()
+    if "ubar" not in post:
+        raise ValueError("the fit has no ubar: fit a marginal or latent model with derived=True")
+    c = obs["correct"].values.astype(float)
+    k = obs["count"].values.astype(float)
+    mask = k > 0
+    n = mask.sum(axis=1)
+    acc = np.where(mask, c / np.where(mask, k, 1.0), 0.0).sum(axis=1) / n
+    mu_low, mu_high = _interval(post["mu"], level)
+    ubar_low, ubar_high = _interval(post["ubar"], level)
+    df = pd.DataFrame(
+        {
+            "model": post["model"].values.astype(str),
+            "questions": n.astype(int),
+            "accuracy": acc,
+            "mu": post["mu"].mean(_SAMPLE).values,
+            "mu_low": mu_low,
+            "mu_high": mu_high,
+            "ubar": post["ubar"].mean(_SAMPLE).values,
+            "ubar_low": ubar_low,
+            "ubar_high": ubar_high,
+            "kappa": post["kappa"].median(_SAMPLE).values,
+            "se_data": np.sqrt(post["data_var"].mean(_SAMPLE).values / n),
+            "se_prediction": np.sqrt(post["prediction_var"].mean(_SAMPLE).values / n),
+        }
+    )
+    df.attrs.update(_fit_attrs(tree, level))
+    return df
+
+
+def pairs_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.DataFrame:
+    """Per-pair table (conjugate ``posterior_pairs_table`` columns) from a joint-model fit.
+
+    Parameters
+    ----------
+    tree : xarray.DataTree
+        From ``fit(joint_model(...))`` with ``derived=True``.
+    confidence_level : float, default 0.95
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per unordered pair (a before b in model order): ``difference`` = posterior
+        mean of ``dbar = mean_i(u_ai - u_bi)`` over the questions both answered, its
+        equal-tailed interval, ``p_a_better = P(dbar > 0)``, and ``population_low/high``:
+        the interval of ``mu_a - mu_b``, the paired difference on the population of
+        questions (paired data noise included through the shared question difficulties).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayesnoise.hierarchical import fit, joint_model, pairs_table_from_fit
+    >>> rng = np.random.default_rng(0)
+    >>> c = rng.binomial(5, rng.beta(1, 1, (3, 60)))
+    >>> tree = fit(joint_model(c, 5), draws=200, tune=300, progressbar=False, check=False)
+    >>> len(pairs_table_from_fit(tree))
+    3
+    """
+    level = _level(confidence_level)
+    post = tree["posterior"].to_dataset()
+    if "dbar" not in post:
+        raise ValueError("the fit has no dbar: fit a joint model with derived=True")
+    names = post["model"].values.astype(str)
+    if len(names) < 2:
+        raise ValueError("need at least two models for pairs")
+    ia, ib = np.triu_indices(len(names), k=1)
+    dbar = post["dbar"].transpose(*_SAMPLE, "model_a", "model_b").values
+    pop = post["population_difference"].transpose(*_SAMPLE, "model_a", "model_b").values
+    d = dbar.reshape(-1, *dbar.shape[2:])[:, ia, ib]
+    p = pop.reshape(-1, *pop.shape[2:])[:, ia, ib]
+    qs = [(1 - level) / 2, (1 + level) / 2]
+    d_q = np.quantile(d, qs, axis=0)
+    p_q = np.quantile(p, qs, axis=0)
+    df = pd.DataFrame(
+        {
+            "model_a": names[ia],
+            "model_b": names[ib],
+            "difference": d.mean(axis=0),
+            "difference_low": d_q[0],
+            "difference_high": d_q[1],
+            "p_a_better": (d > 0).mean(axis=0),
+            "population_low": p_q[0],
+            "population_high": p_q[1],
+        }
+    )
+    df.attrs.update(_fit_attrs(tree, level))
+    return df
+
+
+def _fit_attrs(tree, level: float) -> dict:
+    kind = tree.attrs.get("bayesnoise_model", "marginal")
+    report = check_convergence(tree, default_var_names(kind), warn=False)
+    return {
+        "confidence_level": level,
+        "method": "mcmc",
+        "model": kind,
+        "sampler": tree.attrs.get("sampler"),
+        "draws": int(tree["posterior"].sizes["draw"]),
+        "chains": int(tree["posterior"].sizes["chain"]),
+        "converged": report.ok,
+        "divergences": report.divergences,
+        "diagnostics": report.message(),
+    }
+
+
+def posterior_table_mcmc(
+    ds,
+    *,
+    pairs: bool = False,
+    confidence_level: float = 0.95,
+    sampler: str = "pymc",
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 2,
+    random_seed: int = 0,
+    save: str | Path | None = None,
+    progressbar: bool = True,
+) -> pd.DataFrame:
+    """Full-Bayes posterior tables by MCMC (what ``bayesnoise posterior --method mcmc`` prints).
+
+    Per model (``pairs=False``) the marginal Beta-Binomial model of all models at once
+    (:func:`marginal_model`, default priors), with the same columns as
+    :func:`bayesnoise.conjugate.posterior_table`; per pair (``pairs=True``) the joint model
+    (:func:`joint_model`), with the columns of
+    :func:`bayesnoise.conjugate.posterior_pairs_table`. Convergence problems are warned about
+    (:class:`ConvergenceWarning`) and recorded in ``df.attrs``.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        From :func:`bayesnoise.data.load`.
+    pairs : bool, default False
+        Per-pair table from the joint model instead of the per-model table.
+    confidence_level : float, default 0.95
+    sampler : {"pymc", "nutpie", "numpyro"}, default "pymc"
+    draws, tune, chains, random_seed, progressbar
+        Passed to :func:`fit`.
+    save : path, optional
+        Also write the fit to this NetCDF file (:func:`save`; read back with :func:`load`).
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> import numpy as np, xarray as xr
+    >>> from bayesnoise.hierarchical import posterior_table_mcmc
+    >>> rng = np.random.default_rng(0)
+    >>> c = rng.binomial(5, rng.beta(1, 1, (2, 80))).astype(float)
+    >>> ds = xr.Dataset({"correct": (("model", "question"), c),
+    ...                  "count": (("model", "question"), np.full((2, 80), 5))},
+    ...                 coords={"model": ["a", "b"]})
+    >>> df = posterior_table_mcmc(ds, draws=300, tune=300, progressbar=False)
+    >>> list(df.columns[:4])
+    ['model', 'questions', 'accuracy', 'mu']
+    """
+    level = _level(confidence_level)
+    builder = joint_model if pairs else marginal_model
+    tree = fit(
+        builder(ds),
+        sampler=sampler,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        random_seed=random_seed,
+        progressbar=progressbar,
+    )
+    if save is not None:
+        _save_fit(tree, save)
+    if pairs:
+        return pairs_table_from_fit(tree, confidence_level=level)
+    return posterior_table_from_fit(tree, confidence_level=level)
