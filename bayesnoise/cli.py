@@ -54,6 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     _paired(p)
 
+    p = sub.add_parser("compare", help="frequentist and Bayesian intervals side by side")
+    _common(p)
+    _paired(p)
+    p.add_argument("--pairs", action="store_true", help="all pairs instead of single models")
+    p.add_argument("--max-difference", type=float, metavar="D",
+                   help="with --pairs: keep pairs with |difference| <= D")  # fmt: skip
+    p.add_argument("--seed", type=int, default=0, help="random seed (Monte Carlo intervals)")
+
     p = sub.add_parser("posterior", help="Bayesian Beta-Bernoulli posterior per model or pair")
     _common(p)
     _paired(p)
@@ -103,6 +111,11 @@ def _run(args: argparse.Namespace):
         return frequentist.arena_summary(ds, on_missing=on_missing)
     level = 0.95 if args.confidence_level is None else args.confidence_level
     _z(level)
+    if args.command == "compare":
+        if args.pairs:
+            return report.compare_pairs(ds, confidence_level=level, random_seed=args.seed,
+                                        on_missing=on_missing, max_difference=args.max_difference)  # fmt: skip
+        return report.compare_models(ds, confidence_level=level, random_seed=args.seed)
     if args.method == "conjugate":
         from bayesnoise import conjugate
 

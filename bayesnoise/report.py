@@ -51,3 +51,127 @@ def _json_value(v):
     if isinstance(v, float) and not math.isfinite(v):
         return None
     return v
+
+
+def compare_models(ds, *, confidence_level: float = 0.95, random_seed: int = 0) -> pd.DataFrame:
+    """Frequentist and Bayesian intervals for each model's accuracy, side by side.
+
+    Two questions, kept apart by name:
+
+    * *these questions* (``here_*``): the expected accuracy on the N questions asked. Frequentist:
+      accuracy +- z sqrt(prediction / (K N)) (prediction noise only); Bayesian: the posterior of
+      ubar = mean_i u_i.
+    * *the population of questions* (``population_*``): the accuracy on new questions like these.
+      Frequentist: accuracy +- z se_mean (data + prediction noise); Bayesian: the posterior of mu.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, questions, samples_per_question, accuracy, here_freq_low, here_freq_high,
+        here_bayes_low, here_bayes_high, population_freq_low, population_freq_high,
+        population_bayes_low, population_bayes_high, kappa``. With K = 1 the frequentist
+        *these questions* interval is empty (the prediction noise is not identifiable) while
+        the Bayesian one rests on the fitted or assumed kappa.
+
+    Examples
+    --------
+    >>> import bayesnoise as bn
+    >>> from bayesnoise.report import compare_models
+    >>> ds = bn.load("examples/data/cruxeval_output_temp0.8.csv.gz")  # doctest: +SKIP
+    >>> compare_models(ds).columns[:4].tolist()  # doctest: +SKIP
+    ['model', 'questions', 'samples_per_question', 'accuracy']
+    """
+    from scipy import special
+
+    from bayesnoise import conjugate, frequentist
+
+    z = special.ndtri(0.5 + confidence_level / 2)
+    freq = frequentist.model_noise(ds)
+    bayes = conjugate.posterior_table(ds, confidence_level=confidence_level, random_seed=random_seed)
+    bayes = bayes.set_index("model").loc[freq["model"]].reset_index()
+    here = z * np.sqrt(freq["prediction"] / freq["samples_per_question"] / freq["questions"])
+    pop = z * freq["se_mean"]
+    return pd.DataFrame(
+        {
+            "model": freq["model"],
+            "questions": freq["questions"],
+            "samples_per_question": freq["samples_per_question"],
+            "accuracy": freq["accuracy"],
+            "here_freq_low": freq["accuracy"] - here,
+            "here_freq_high": freq["accuracy"] + here,
+            "here_bayes_low": bayes["ubar_low"],
+            "here_bayes_high": bayes["ubar_high"],
+            "population_freq_low": freq["accuracy"] - pop,
+            "population_freq_high": freq["accuracy"] + pop,
+            "population_bayes_low": bayes["mu_low"],
+            "population_bayes_high": bayes["mu_high"],
+            "kappa": bayes["kappa"],
+        }
+    )
+
+
+def compare_pairs(ds, *, confidence_level: float = 0.95, random_seed: int = 0,
+                  on_missing: str = "raise", max_difference: float | None = None) -> pd.DataFrame:  # fmt: skip
+    """Frequentist and Bayesian answers for every pair (a - b), side by side.
+
+    * *these questions*: frequentist difference +- z sqrt((pred_a / K_a + pred_b / K_b) / N)
+      against the Bayesian interval of dbar = mean_i (u_a,i - u_b,i) and P(a > b);
+    * *the population of questions*: frequentist difference +- z se_mean (paired data plus
+      prediction noise), with the z test and the sign test, against the Bayesian population-level
+      interval.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model_a, model_b, difference, here_freq_low, here_freq_high, here_bayes_low,
+        here_bayes_high, p_a_better, population_freq_low, population_freq_high,
+        population_bayes_low, population_bayes_high, z, p_normal, p_sign_test``.
+
+    Examples
+    --------
+    >>> import bayesnoise as bn
+    >>> from bayesnoise.report import compare_pairs
+    >>> ds = bn.load("examples/data/cruxeval_output_temp0.8.csv.gz")  # doctest: +SKIP
+    >>> len(compare_pairs(ds))  # doctest: +SKIP
+    28
+    """
+    from scipy import special
+
+    from bayesnoise import conjugate, frequentist
+    from bayesnoise.data import complete
+
+    ds = complete(ds, on_missing=on_missing)
+    z = special.ndtri(0.5 + confidence_level / 2)
+    single = frequentist.model_noise(ds).set_index("model")
+    mat = frequentist.pair_noise_dataset(ds)
+    pairs = frequentist.pair_noise(ds)
+    bayes = conjugate.posterior_pairs_table(ds, confidence_level=confidence_level, random_seed=random_seed)
+    bayes = bayes.set_index(["model_a", "model_b"]).loc[list(zip(pairs["model_a"], pairs["model_b"], strict=True))]
+    pred_k = single["prediction"] / single["samples_per_question"]
+    n = mat.attrs["questions"]
+    here = z * np.sqrt((pred_k.loc[pairs["model_a"]].to_numpy() + pred_k.loc[pairs["model_b"]].to_numpy()) / n)
+    pop = z * pairs["se_mean"]
+    ia = [mat.indexes["model_a"].get_loc(m) for m in pairs["model_a"]]
+    ib = [mat.indexes["model_b"].get_loc(m) for m in pairs["model_b"]]
+    out = pd.DataFrame(
+        {
+            "model_a": pairs["model_a"],
+            "model_b": pairs["model_b"],
+            "difference": pairs["difference"],
+            "here_freq_low": pairs["difference"] - here,
+            "here_freq_high": pairs["difference"] + here,
+            "here_bayes_low": bayes["difference_low"].to_numpy(),
+            "here_bayes_high": bayes["difference_high"].to_numpy(),
+            "p_a_better": bayes["p_a_better"].to_numpy(),
+            "population_freq_low": pairs["difference"] - pop,
+            "population_freq_high": pairs["difference"] + pop,
+            "population_bayes_low": bayes["population_low"].to_numpy(),
+            "population_bayes_high": bayes["population_high"].to_numpy(),
+            "z": pairs["z"],
+            "p_normal": mat["p_normal"].values[ia, ib],
+            "p_sign_test": pairs["p_sign_test"],
+        }
+    )
+    if max_difference is not None:
+        out = out[np.abs(out["difference"]) <= max_difference].reset_index(drop=True)
+    return out
