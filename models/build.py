@@ -42,7 +42,7 @@ def benchmark_rows(path: Path, run: str):
         kappa, _ = benchmark_kappa(ds["correct"].values, ds["count"].values)
     name = ds.attrs["benchmark"]
     models = single.assign(
-        run=run, benchmark=name, mu=fit.mu, mu_se=fit.mu_se, kappa=fit.kappa,
+        run=run, file=path.name, benchmark=name, mu=fit.mu, mu_se=fit.mu_se, kappa=fit.kappa,
         kappa_se=fit.kappa_se, kappa_status=np.asarray(fit.kappa_status).astype(str),
     )  # fmt: skip
     close = pairs[np.abs(pairs["difference"]) < 5 * pairs["se_total"]]
@@ -50,7 +50,7 @@ def benchmark_rows(path: Path, run: str):
         (close["accuracy_a"] + close["accuracy_b"]) / 2, ds.sizes["question"], kappa
     )
     bench = {
-        "run": run, "benchmark": name, "models": ds.sizes["model"],
+        "run": run, "file": path.name, "benchmark": name, "models": ds.sizes["model"],
         "questions": ds.sizes["question"], "samples_per_question": float(np.median(single["samples_per_question"])),
         "close_pairs": len(close), "median_se_total_close": float(np.median(close["se_total"])),
         "median_se_data_close": float(np.nanmedian(close["se_data"])) if close["se_data"].notna().any() else np.nan,
@@ -69,7 +69,7 @@ def main(shared: Path) -> None:
             model_tables.append(models)
             bench_rows.append(bench)
             print(f"{run}/{bench['benchmark']}: M={bench['models']} N={bench['questions']}")
-    cols = ["run", "benchmark", "model", "questions", "samples_per_question", "accuracy", "se_total",
+    cols = ["run", "file", "benchmark", "model", "questions", "samples_per_question", "accuracy", "se_total",
             "se_data", "se_prediction", "se_mean", "mu", "mu_se", "kappa", "kappa_se", "kappa_status"]  # fmt: skip
     pd.concat(model_tables)[cols].to_csv(
         HERE / "reference_models.csv", index=False, float_format="%.6g"

@@ -5,7 +5,6 @@ import importlib.util
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import REPO
 
 
@@ -30,8 +29,8 @@ def test_reference_files_have_expected_shape():
         "kappa",
     } <= set(models.columns)
     assert len(benches) >= 40 and benches["questions"].min() >= 30
-    counts = models.groupby(["run", "benchmark"]).size()
-    merged = benches.set_index(["run", "benchmark"])["models"]
+    counts = models.groupby(["run", "file"]).size()
+    merged = benches.set_index(["run", "file"])["models"]
     assert (counts.loc[merged.index] == merged).all()
 
 
@@ -42,7 +41,7 @@ def test_reference_rows_rebuild(shared_data):
     models, bench = build.benchmark_rows(
         shared_data / "eval-arena" / "humaneval+.jsonl", "eval-arena"
     )
-    mine = stored[(stored["run"] == "eval-arena") & (stored["benchmark"] == "humaneval+")]
+    mine = stored[(stored["run"] == "eval-arena") & (stored["file"] == "humaneval+.jsonl")]
     # stored with 6 significant digits (float_format="%.6g")
     np.testing.assert_allclose(mine["se_total"], models["se_total"], rtol=1e-5)
     np.testing.assert_allclose(mine["mu"], models["mu"], rtol=1e-5)
