@@ -87,7 +87,9 @@ def compare_models(ds, *, confidence_level: float = 0.95, random_seed: int = 0) 
 
     z = special.ndtri(0.5 + confidence_level / 2)
     freq = frequentist.model_noise(ds)
-    bayes = conjugate.posterior_table(ds, confidence_level=confidence_level, random_seed=random_seed)
+    bayes = conjugate.posterior_table(
+        ds, confidence_level=confidence_level, random_seed=random_seed
+    )
     bayes = bayes.set_index("model").loc[freq["model"]].reset_index()
     here = z * np.sqrt(freq["prediction"] / freq["samples_per_question"] / freq["questions"])
     pop = z * freq["se_mean"]
@@ -145,11 +147,17 @@ def compare_pairs(ds, *, confidence_level: float = 0.95, random_seed: int = 0,
     single = frequentist.model_noise(ds).set_index("model")
     mat = frequentist.pair_noise_dataset(ds)
     pairs = frequentist.pair_noise(ds)
-    bayes = conjugate.posterior_pairs_table(ds, confidence_level=confidence_level, random_seed=random_seed)
-    bayes = bayes.set_index(["model_a", "model_b"]).loc[list(zip(pairs["model_a"], pairs["model_b"], strict=True))]
+    bayes = conjugate.posterior_pairs_table(
+        ds, confidence_level=confidence_level, random_seed=random_seed
+    )
+    bayes = bayes.set_index(["model_a", "model_b"]).loc[
+        list(zip(pairs["model_a"], pairs["model_b"], strict=True))
+    ]
     pred_k = single["prediction"] / single["samples_per_question"]
     n = mat.attrs["questions"]
-    here = z * np.sqrt((pred_k.loc[pairs["model_a"]].to_numpy() + pred_k.loc[pairs["model_b"]].to_numpy()) / n)
+    here = z * np.sqrt(
+        (pred_k.loc[pairs["model_a"]].to_numpy() + pred_k.loc[pairs["model_b"]].to_numpy()) / n
+    )
     pop = z * pairs["se_mean"]
     ia = [mat.indexes["model_a"].get_loc(m) for m in pairs["model_a"]]
     ib = [mat.indexes["model_b"].get_loc(m) for m in pairs["model_b"]]
