@@ -102,6 +102,21 @@ def _first_bad(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
+def _reject(bad: np.ndarray, where: _Where, describe) -> None:
+    """Raise a DataError at the first flagged row; ``describe(pos)`` says what is wrong there."""
+    if bad.any():
+        pos = _first_bad(bad)
+        raise DataError(f"{where(pos)}: {describe(pos)}")
+
+
+def _prepare(df: pd.DataFrame, name: str, first_line: int | None, benchmark: str | None):
+    """Select the benchmark, and check that every row names its model and question."""
+    df, bench = _select_benchmark(df, benchmark, name)
+    where = _Where(df, name, first_line)
+    _check_ids(df, where)
+    return df, bench, where
+
+
 def _numeric(df: pd.DataFrame, column: str, where: _Where) -> np.ndarray:
     values = pd.to_numeric(df[column], errors="coerce").to_numpy(dtype=float)
     bad = np.isnan(values)
@@ -286,9 +301,7 @@ def from_samples(df: pd.DataFrame, *, name: str = "DataFrame", first_line: int |
     >>> int(from_samples(df)["count"].sum())
     4
     """
-    df, bench = _select_benchmark(df, benchmark, name)
-    where = _Where(df, name, first_line)
-    _check_ids(df, where)
+    df, bench, where = _prepare(df, name, first_line, benchmark)
     score = _numeric(df, "correct", where)
     _check_range(score, "correct", where)
     _check_duplicates(df, ["model", "example_id", "sample"], where)
@@ -303,58 +316,40 @@ def from_samples(df: pd.DataFrame, *, name: str = "DataFrame", first_line: int |
 
 def _check_range(values: np.ndarray, column: str, where: _Where) -> None:
     bad = (values < 0) | (values > 1)
-    if bad.any():
-        pos = _first_bad(bad)
-        raise DataError(
-            f"{where(pos)}: {column}={_fmt(values[pos])} is outside [0, 1] ({int(bad.sum())} such rows); "
-            "scores are not clipped"
-        )
+    _reject(bad, where, lambda i: f"{column}={_fmt(values[i])} is outside [0, 1] "
+            f"({int(bad.sum())} such rows); scores are not clipped")  # fmt: skip
 
 
 def _from_counts(
     df: pd.DataFrame, name: str, first_line: int | None, benchmark: str | None
 ) -> xr.Dataset:
-    df, bench = _select_benchmark(df, benchmark, name)
-    where = _Where(df, name, first_line)
-    _check_ids(df, where)
+    df, bench, where = _prepare(df, name, first_line, benchmark)
     count = _numeric(df, "count", where)
-    bad = (count != np.round(count)) | (count < 1)
-    if bad.any():
-        pos = _first_bad(bad)
-        raise DataError(f"{where(pos)}: count={_fmt(count[pos])} is not a whole number >= 1")
+    _reject((count != np.round(count)) | (count < 1), where,
+            lambda i: f"count={_fmt(count[i])} is not a whole number >= 1")  # fmt: skip
     if "correct" in df.columns:
         correct = _numeric(df, "correct", where)
-        bad = (correct != np.round(correct)) | (correct < 0)
-        if bad.any():
-            pos = _first_bad(bad)
-            raise DataError(
-                f"{where(pos)}: correct={_fmt(correct[pos])} is not a whole number >= 0"
-            )
-        bad = correct > count
-        if bad.any():
-            pos = _first_bad(bad)
-            raise DataError(f"{where(pos)}: correct={correct[pos]:g} exceeds count={count[pos]:g}")
+        _reject((correct != np.round(correct)) | (correct < 0), where,
+                lambda i: f"correct={_fmt(correct[i])} is not a whole number >= 0")  # fmt: skip
+        _reject(correct > count, where,
+                lambda i: f"correct={correct[i]:g} exceeds count={count[i]:g}")  # fmt: skip
         if "pass1" in df.columns:
             pass1 = _numeric(df, "pass1", where)
-            bad = np.abs(pass1 * count - correct) > _WHOLE_TOL * np.maximum(count, 1)
-            if bad.any():
-                pos = _first_bad(bad)
-                raise DataError(
-                    f"{where(pos)}: pass1={_fmt(pass1[pos])} disagrees with correct/count="
-                    f"{correct[pos]:g}/{count[pos]:g}"
-                )
+            _reject(
+                np.abs(pass1 * count - correct) > _WHOLE_TOL * np.maximum(count, 1), where,
+                lambda i: f"pass1={_fmt(pass1[i])} disagrees with correct/count="
+                f"{correct[i]:g}/{count[i]:g}",
+            )  # fmt: skip
     else:
         pass1 = _numeric(df, "pass1", where)
         _check_range(pass1, "pass1", where)
         raw = pass1 * count
         correct = np.round(raw)
-        bad = np.abs(raw - correct) > _WHOLE_TOL * np.maximum(count, 1)
-        if bad.any():
-            pos = _first_bad(bad)
-            raise DataError(
-                f"{where(pos)}: pass1*count={_fmt(raw[pos])} is not a whole number of correct samples "
-                f"(pass1={_fmt(pass1[pos])}, count={count[pos]:g})"
-            )
+        _reject(
+            np.abs(raw - correct) > _WHOLE_TOL * np.maximum(count, 1), where,
+            lambda i: f"pass1*count={_fmt(raw[i])} is not a whole number of correct samples "
+            f"(pass1={_fmt(pass1[i])}, count={count[i]:g})",
+        )  # fmt: skip
     _check_duplicates(df, ["model", "example_id"], where)
     models, questions, arrays = _pivot(
         df["model"].astype(str).to_numpy(),
@@ -368,9 +363,7 @@ def _from_counts(
 def _from_arena(
     df: pd.DataFrame, name: str, first_line: int | None, benchmark: str | None
 ) -> xr.Dataset:
-    df, bench = _select_benchmark(df, benchmark, name)
-    where = _Where(df, name, first_line)
-    _check_ids(df, where)
+    df, bench, where = _prepare(df, name, first_line, benchmark)
     pass1 = _numeric(df, "pass1", where)
     _check_range(pass1, "pass1", where)
     _check_duplicates(df, ["model", "example_id"], where)
