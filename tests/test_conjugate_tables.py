@@ -145,3 +145,21 @@ def test_calibration_k1_mu_and_wrong_kappa():
     assert 0.93 - _TOL <= right["ubar"] <= 0.97 + _TOL
     assert wrong["ubar"] < 0.90  # assumed kappa = 1 but truth 5: ubar interval too narrow
     assert right["kappa_estimated"] == 0.0
+
+
+def test_warns_when_beta_does_not_fit_the_questions():
+    rng = np.random.default_rng(11)
+    n, k = 600, 10
+    # Question difficulties from a three-point mixture: far from any Beta.
+    u = rng.choice([0.01, 0.35, 0.99], size=(1, n), p=[0.5, 0.2, 0.3])
+    ds = from_arrays(rng.binomial(k, u), np.full((1, n), k), models=["lumpy"])
+    with pytest.warns(UserWarning, match=r"mu differs from the observed accuracy .* lumpy"):
+        df = posterior_table(ds)
+    assert abs(df.attrs["mu_shift"][0]) > 1
+    # under the model itself no warning (the shift's sd is about 0.22 SE at N = 500)
+    mu, kap = 0.4, 0.8
+    good = rng.beta(mu * kap, (1 - mu) * kap, size=(5, 500))
+    ds = from_arrays(rng.binomial(k, good), np.full((5, 500), k))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        posterior_table(ds)
