@@ -163,3 +163,17 @@ def test_warns_when_beta_does_not_fit_the_questions():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         posterior_table(ds)
+
+
+def test_refuses_fractional_scores_without_counts():
+    from bayesnoise.data import DataError
+
+    ds = from_arrays(np.array([[0.3, 1.0, 0.5]]), np.ones((1, 3)), counts_known=False)
+    with pytest.raises(DataError, match="needs counts"):
+        posterior_table(ds)
+
+
+def test_kappa_warnings_name_models():
+    ds = from_arrays(np.array([[1, 0, 1], [0, 0, 1]]), np.ones((2, 3)), models=["alpha", "beta"])
+    with pytest.warns(UserWarning, match=r"2 model\(s\) \(alpha, beta\)"):
+        posterior_table(ds)

@@ -386,6 +386,7 @@ def fit_empirical_bayes(
     max_iter: int = 200,
     tol: float = 1e-9,
     warn: bool = True,
+    names=None,
 ) -> EmpiricalBayesFit:
     """Fit (mu, kappa) per model by maximum Beta-Binomial marginal likelihood.
 
@@ -416,6 +417,8 @@ def fit_empirical_bayes(
     max_iter, tol : Newton iteration limit and gradient tolerance.
     warn : bool, default True
         Issue ``UserWarning`` for each group of non-estimated kappas.
+    names : sequence of str, optional
+        Model labels (one per leading entry) used in those warnings instead of indices.
 
     Returns
     -------
@@ -554,7 +557,7 @@ def fit_empirical_bayes(
     kap[at_lo], kap[at_hi] = lo, hi
     mu_se = mu * (1.0 - mu) * np.sqrt(cov[:, 0, 0])
     kappa_se = np.where(status == "estimated", kap * np.sqrt(cov[:, 1, 1]), np.nan)
-    notes = _kappa_notes(status, kap, kappa_unidentified, lo, hi, shape)
+    notes = _kappa_notes(status, kap, kappa_unidentified, lo, hi, shape, names)
     if warn:
         for note in notes:
             warnings.warn(note, UserWarning, stacklevel=2)
@@ -586,14 +589,18 @@ def fit_empirical_bayes(
     )
 
 
-def _kappa_notes(status, kap, assumed, lo, hi, shape) -> tuple[str, ...]:
+def _kappa_notes(status, kap, assumed, lo, hi, shape, names=None) -> tuple[str, ...]:
     def where(sel):
         idx = np.flatnonzero(sel)
         if not shape:
             return "the model"
+        more = ", ..." if idx.size > 5 else ""
+        if names is not None:
+            labels = np.asarray(names).ravel()
+            return f"{idx.size} model(s) ({', '.join(str(labels[i]) for i in idx[:5])}{more})"
         pos = [np.unravel_index(i, shape) for i in idx[:5]]
         txt = ", ".join(str(p[0] if len(p) == 1 else p) for p in pos)
-        return f"{idx.size} model(s) (index {txt}{', ...' if idx.size > 5 else ''})"
+        return f"{idx.size} model(s) (index {txt}{more})"
 
     notes = []
     if np.any(status == "assumed"):

@@ -7,6 +7,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from bayesnoise.data import DataError
+
 from ._validation import check_confidence_level
 from .hierarchy import finite_sample_posterior, fit_empirical_bayes
 from .pairs import all_pairs_difference, population_difference
@@ -49,11 +51,17 @@ _DRAWS = 1000
 def _arrays(ds):
     c = np.asarray(ds["correct"].values, dtype=float)
     k = np.asarray(ds["count"].values, dtype=float)
-    if not (ds.attrs.get("binary", True) and ds.attrs.get("counts_known", True)):
+    if not ds.attrs.get("counts_known", True):
+        raise DataError(
+            f"{ds.attrs.get('source', 'data')}: the scores are fractional pass1 values without "
+            "the number of samples behind them; the Beta-Binomial model needs counts (correct "
+            "out of K). Load a count table or per-sample rows, or use the frequentist commands "
+            "(noise, pairs), which treat each value as one draw."
+        )
+    if not ds.attrs.get("binary", True):
         warnings.warn(
-            f"{ds.attrs.get('source', 'data')}: scores are not binary counts "
-            "(counts_known/binary is False); the Beta-Binomial likelihood is used on the "
-            "fractional counts as a quasi-likelihood",
+            f"{ds.attrs.get('source', 'data')}: sample scores are not all 0/1; the Beta-Binomial "
+            "likelihood is used on the summed scores as a quasi-likelihood",
             UserWarning,
             stacklevel=3,
         )
@@ -102,7 +110,7 @@ def posterior_table(ds, *, confidence_level: float = 0.95, random_seed=0) -> pd.
     """
     level = check_confidence_level(confidence_level)
     c, k = _arrays(ds)
-    fit = fit_empirical_bayes(c, k)
+    fit = fit_empirical_bayes(c, k, names=ds["model"].values)
     post = finite_sample_posterior(
         c, k, fit, confidence_level=level, draws=_DRAWS, random_seed=random_seed
     )
@@ -224,7 +232,7 @@ def posterior_pairs_table(
     c, k = _arrays(ds)
     if c.shape[0] < 2:
         raise ValueError("need at least two models for pairs")
-    fit = fit_empirical_bayes(c, k)
+    fit = fit_empirical_bayes(c, k, names=ds["model"].values)
     seed_post, seed_pop = np.random.SeedSequence(random_seed).spawn(2)
     post = finite_sample_posterior(
         c,
