@@ -1,0 +1,228 @@
+"""MCMC checks of the hierarchical layer: every closed form against PyMC sampling of the same model.
+
+Tolerances come from arviz's Monte Carlo standard errors. Derivation: for a posterior
+expectation E[f], the MCMC estimate is approximately Normal(E[f], MCSE^2) with
+MCSE = sd(f) / sqrt(ESS) (``arviz_stats.mcse``, method "mean"; method "sd" for the posterior
+sd). The closed form is exact, so |MCMC - exact| <= 4 MCSE fails with probability
+2 * Phi(-4) = 6.3e-5 per comparison when sampler and closed form are both right: with the
+~1,000 comparisons below the family-wise false-alarm rate is ~6% per random seed, and the seeds
+are fixed, so a pass is reproducible; a real discrepancy (a wrong moment formula) is typically
+tens of MCSE. Comparing two MCMC estimates, the MCSEs add in quadrature:
+|a - b| <= 4 sqrt(MCSE_a^2 + MCSE_b^2). Before comparing we require the fit to pass the
+convergence check (r_hat <= 1.01, ESS >= 400, no divergences), so the MCSEs can be trusted.
+"""
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from bayesnoise import conjugate
+from bayesnoise import hierarchical as hb
+
+pytestmark = pytest.mark.mcmc
+
+TOL = 4.0  # in Monte Carlo standard errors
+SAMPLE = ("chain", "draw")
+
+
+def _fit(model, **kw):
+    kw = {"draws": 1000, "tune": 1000, "chains": 2, "cores": 2, "progressbar": False, **kw}
+    tree = hb.fit(model, **kw)
+    kind = tree.attrs["bayesnoise_model"]
+    report = hb.check_convergence(tree, hb.diagnostics.default_var_names(kind), warn=False)
+    assert report.ok, report.message()
+    return tree
+
+
+def _mcse(da, method):
+    import arviz_stats as azs
+
+    return azs.mcse(da, method=method).values
+
+
+def _assert_moments(draws: xr.DataArray, mean, sd, what: str):
+    """Posterior mean and sd of ``draws`` (dims chain, draw, ...) vs exact values."""
+    m_hat = draws.mean(SAMPLE).values
+    s_hat = draws.std(SAMPLE).values
+    m_err = np.abs(m_hat - mean) / _mcse(draws, "mean")
+    s_err = np.abs(s_hat - sd) / _mcse(draws, "sd")
+    assert np.all(m_err <= TOL), f"{what} mean: worst {m_err.max():.2f} MCSE"
+    assert np.all(s_err <= TOL), f"{what} sd: worst {s_err.max():.2f} MCSE"
+    return float(m_err.max()), float(s_err.max())
+
+
+def _check_fixed_against_closed_forms(correct, count, mu, kappa, seed, draws=1000):
+    model = hb.fixed_hyper_model(correct, count, mu=mu, kappa=kappa)
+    tree = _fit(model, random_seed=seed, draws=draws)
+    post = tree["posterior"]
+    mask = count > 0
+    alpha, beta = conjugate.question_posteriors(correct, count, mu, kappa)
+    mean_u, var_u, _, _ = conjugate.beta_central_moments(alpha, beta)
+    worst = [_assert_moments(post["u"], mean_u, np.sqrt(var_u), "u_i")]
+    mom = conjugate.finite_sample_moments(alpha, beta, mask=mask)
+    for name, key in (("ubar", "ubar"), ("V_x", "v_x"), ("V_pred", "v_pred")):
+        worst.append(
+            _assert_moments(post[name], mom[f"{key}_mean"], np.sqrt(mom[f"{key}_var"]), name)
+        )
+    both = mask[0] & mask[1]
+    u = post["u"]
+    dbar = (u.isel(model=0) - u.isel(model=1)).where(xr.DataArray(both, dims="question"))
+    dbar = dbar.mean("question")  # NaN (unanswered by one of the two) skipped
+    d_mean, d_var = conjugate.paired_difference_moments(
+        alpha[0], beta[0], alpha[1], beta[1], mask=both
+    )
+    worst.append(_assert_moments(dbar, d_mean, np.sqrt(d_var), "dbar"))
+    return np.max(worst)
+
+
+def test_fixed_hyperparameters_match_closed_forms_simulated():
+    rng = np.random.default_rng(11)
+    n = 40
+    mu, kappa = np.array([0.35, 0.65]), np.array([1.5, 4.0])
+    count = rng.integers(1, 9, size=(2, n))
+    count[0, :4] = 0  # model 0 skipped four questions: masked, not imputed
+    u = rng.beta(mu[:, None] * kappa[:, None], (1 - mu[:, None]) * kappa[:, None])
+    correct = rng.binomial(count, u)
+    worst = _check_fixed_against_closed_forms(correct, count, mu, kappa, seed=1)
+    assert worst <= TOL
+
+
+@pytest.mark.shared_data
+def test_fixed_hyperparameters_match_closed_forms_real(shared_data):
+    from bayesnoise.data import load
+
+    ds = load(shared_data / "all-the-noises" / "lowk_temp0.7" / "input_table_gmat_cot.csv")
+    ds = ds.isel(model=[0, 10])  # ragged K (4..17 samples per question), 92 questions
+    correct = ds["correct"].values.astype(int)
+    count = ds["count"].values
+    eb = conjugate.fit_empirical_bayes(correct, count)
+    # 2000 draws: ~750 comparisons here, and the sample sd of strongly skewed posteriors such as
+    # Beta(0.28, 5.9) (c = 0 of K = 4) has heavier tails than the normal the MCSE assumes; at
+    # 1000 draws one of the 184 u sds came out at 4.5 MCSE, while 236 replicate elements with
+    # exactly that posterior gave z-scores of mean -0.04 and sd 1.04 (no bias).
+    worst = _check_fixed_against_closed_forms(correct, count, eb.mu, eb.kappa, seed=2, draws=2000)
+    assert worst <= TOL
+
+
+def test_full_bayes_matches_empirical_bayes_n500():
+    rng = np.random.default_rng(5)
+    mu, kappa, k, n = np.array([0.3, 0.7]), np.array([1.0, 3.0]), 5, 500
+    u = rng.beta(mu[:, None] * kappa[:, None], (1 - mu[:, None]) * kappa[:, None], size=(2, n))
+    correct = rng.binomial(k, u)
+    count = np.full_like(correct, k)
+    tree = _fit(hb.marginal_model(correct, count), draws=2000, random_seed=3)
+    post = tree["posterior"]
+    eb = conjugate.fit_empirical_bayes(correct, count)
+    for name, point in (("mu", eb.mu), ("kappa", eb.kappa)):
+        dist = np.abs(post[name].mean(SAMPLE).values - point) / post[name].std(SAMPLE).values
+        assert np.all(dist <= 1.0), f"{name}: {dist} posterior sds from empirical Bayes"
+    # ubar 95% intervals: full Bayes vs empirical Bayes with Laplace-integrated (mu, kappa)
+    cf = conjugate.finite_sample_posterior(correct, count, eb, draws=20000, random_seed=0)
+    q = post["ubar"].quantile([0.025, 0.975], dim=SAMPLE).values
+    width_mcmc = q[1] - q[0]
+    width_eb = cf.ubar_high - cf.ubar_low
+    rel = np.abs(width_mcmc / width_eb - 1)
+    assert np.all(rel <= 0.10), f"ubar interval widths differ by {rel}"
+
+
+def test_marginal_and_latent_give_the_same_hyperposterior():
+    rng = np.random.default_rng(8)
+    mu, kappa, k, n = np.array([0.4, 0.7]), np.array([3.0, 6.0]), 10, 100
+    u = rng.beta(mu[:, None] * kappa[:, None], (1 - mu[:, None]) * kappa[:, None], size=(2, n))
+    correct = rng.binomial(k, u)
+    marg = _fit(hb.marginal_model(correct, k), random_seed=4)["posterior"]
+    lat = _fit(
+        hb.latent_model(correct, k), draws=1500, tune=1500, target_accept=0.9, random_seed=5
+    )["posterior"]
+    for name in ("mu", "kappa", "ubar", "V_x", "V_pred"):
+        a, b = marg[name], lat[name]
+        for method, stat in (("mean", a.mean(SAMPLE) - b.mean(SAMPLE)),
+                             ("sd", a.std(SAMPLE) - b.std(SAMPLE))):  # fmt: skip
+            tol = TOL * np.hypot(_mcse(a, method), _mcse(b, method))
+            assert np.all(np.abs(stat.values) <= tol), f"{name} {method}: {stat.values} > {tol}"
+
+
+def test_nutpie_agrees_with_pymc():
+    pytest.importorskip("nutpie")
+    rng = np.random.default_rng(9)
+    correct = rng.binomial(8, rng.beta(2.0, 3.0, size=(2, 120)))
+    model = hb.marginal_model(correct, 8)
+    a = _fit(model, random_seed=6)["posterior"]
+    tree = _fit(model, sampler="nutpie", random_seed=6)
+    assert tree.attrs["sampler"] == "nutpie" and "tree_depth" in tree["sample_stats"]
+    b = tree["posterior"]
+    for name in ("mu", "kappa", "ubar"):
+        tol = TOL * np.hypot(_mcse(a[name], "mean"), _mcse(b[name], "mean"))
+        diff = np.abs((a[name].mean(SAMPLE) - b[name].mean(SAMPLE)).values)
+        assert np.all(diff <= tol), name
+
+
+def test_fit_tree_save_load_roundtrip(tmp_path):
+    rng = np.random.default_rng(2)
+    count = np.full((2, 30), 4)
+    count[1, :5] = 0
+    correct = rng.binomial(count, 0.6)
+    tree = hb.fit(
+        hb.marginal_model(correct, count, models=["a", "b"]),
+        draws=200,
+        tune=200,
+        progressbar=False,
+        check=False,
+        random_seed=3,
+    )
+    assert set(tree.children) >= {"posterior", "sample_stats", "observed_data"}
+    assert tree["observed_data"]["count"].values.tolist() == count.tolist()
+    # the derived ubar averages over answered questions only
+    assert float(tree["posterior"]["ubar"].sel(model="b").mean()) == pytest.approx(
+        correct[1, 5:].mean() / 4, abs=0.05
+    )
+    path = hb.save(tree, tmp_path / "fit.nc")
+    back = hb.load(path)
+    xr.testing.assert_identical(back["posterior"].to_dataset(), tree["posterior"].to_dataset())
+    xr.testing.assert_equal(back["sample_stats"].to_dataset(), tree["sample_stats"].to_dataset())
+    assert back.attrs["bayesnoise_model"] == "marginal" and back.attrs["random_seed"] == 3
+    again = hb.fit(
+        hb.marginal_model(correct, count, models=["a", "b"]),
+        draws=200,
+        tune=200,
+        progressbar=False,
+        check=False,
+        random_seed=3,
+    )
+    xr.testing.assert_equal(again["posterior"].to_dataset(), tree["posterior"].to_dataset())
+
+
+def test_posterior_tables_have_the_conjugate_columns(tmp_path):
+    from bayesnoise.conjugate.tables import POSTERIOR_COLUMNS, POSTERIOR_PAIR_COLUMNS
+
+    rng = np.random.default_rng(4)
+    b = rng.normal(0, 1.5, 80)
+    p = 1 / (1 + np.exp(-(np.array([-0.5, 0.0, 0.8])[:, None] - b)))
+    correct = rng.binomial(5, p).astype(float)
+    ds = xr.Dataset(
+        {
+            "correct": (("model", "question"), correct),
+            "count": (("model", "question"), np.full(correct.shape, 5)),
+        },
+        coords={"model": ["a", "b", "c"]},
+    )
+    per_model = hb.posterior_table_mcmc(ds, progressbar=False, save=tmp_path / "m.nc")
+    assert list(per_model.columns) == POSTERIOR_COLUMNS
+    assert (tmp_path / "m.nc").exists()
+    assert np.all(
+        (per_model["ubar_low"] < per_model["ubar"]) & (per_model["ubar"] < per_model["ubar_high"])
+    )
+    pairs = hb.posterior_table_mcmc(ds, pairs=True, progressbar=False)
+    assert list(pairs.columns) == POSTERIOR_PAIR_COLUMNS
+    assert pairs[["model_a", "model_b"]].values.tolist() == [["a", "b"], ["a", "c"], ["b", "c"]]
+    observed = correct.mean(axis=1) / 5
+    obs_diff = observed[[0, 0, 1]] - observed[[1, 2, 2]]
+    assert np.all(pairs["difference_low"] < obs_diff) and np.all(
+        obs_diff < pairs["difference_high"]
+    )
+    # the population interval adds the paired data noise: wider than the finite-sample one
+    assert np.all(
+        pairs["population_high"] - pairs["population_low"]
+        > pairs["difference_high"] - pairs["difference_low"]
+    )
+    assert pairs.attrs["model"] == "joint" and pairs.attrs["divergences"] == 0
