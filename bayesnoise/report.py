@@ -75,11 +75,15 @@ def compare_models(ds, *, confidence_level: float = 0.95, random_seed: int = 0) 
 
     Examples
     --------
-    >>> import bayesnoise as bn
+    >>> import numpy as np
+    >>> from bayesnoise.data import from_arrays
     >>> from bayesnoise.report import compare_models
-    >>> ds = bn.load("examples/data/cruxeval_output_temp0.8.csv.gz")  # doctest: +SKIP
-    >>> compare_models(ds).columns[:4].tolist()  # doctest: +SKIP
-    ['model', 'questions', 'samples_per_question', 'accuracy']
+    >>> rng = np.random.default_rng(0)
+    >>> u = rng.beta(0.8, 0.8, size=(2, 300))
+    >>> ds = from_arrays(rng.binomial(8, u), np.full((2, 300), 8), models=["a", "b"])
+    >>> out = compare_models(ds)
+    >>> bool((out.here_bayes_high - out.here_bayes_low < out.population_bayes_high - out.population_bayes_low).all())
+    True
     """
     from scipy import special
 
@@ -131,11 +135,14 @@ def compare_pairs(ds, *, confidence_level: float = 0.95, random_seed: int = 0,
 
     Examples
     --------
-    >>> import bayesnoise as bn
+    >>> import numpy as np
+    >>> from bayesnoise.data import from_arrays
     >>> from bayesnoise.report import compare_pairs
-    >>> ds = bn.load("examples/data/cruxeval_output_temp0.8.csv.gz")  # doctest: +SKIP
-    >>> len(compare_pairs(ds))  # doctest: +SKIP
-    28
+    >>> rng = np.random.default_rng(0)
+    >>> u = rng.beta(0.8, 0.8, size=(1, 300)).repeat(3, axis=0)
+    >>> ds = from_arrays(rng.binomial(8, u), np.full((3, 300), 8), models=["a", "b", "c"])
+    >>> compare_pairs(ds)[["model_a", "model_b"]].values.tolist()
+    [['a', 'b'], ['a', 'c'], ['b', 'c']]
     """
     from scipy import special
 
