@@ -63,7 +63,7 @@ def test_arena_json_and_output_file(capsys, crux, tmp_path):
 def test_k1_leaves_split_empty(capsys, tmp_path):
     path = tmp_path / "k1.csv"
     path.write_text(
-        "model,example_id,count,correct\n" + "".join(f"a,q{i},1,{i % 2}\n" for i in range(10))
+        "model,example_id,count,correct\n" + "".join(f"a,q{i},1,{i % 2}\n" for i in range(40))
     )
     err = []
     df = _csv(capsys, "noise", str(path), err=err)

@@ -351,3 +351,11 @@ def test_bootstrap_column_is_seeded():
         a = pair_noise(ds, n_boot=500, random_seed=1)["se_bootstrap"]
         b = pair_noise(ds, n_boot=500, random_seed=1)["se_bootstrap"]
     np.testing.assert_array_equal(a, b)
+
+
+def test_tiny_n_warns():
+    ds = from_arrays(np.array([[3, 1, 4], [2, 2, 0]]), np.full((2, 3), 4))
+    with pytest.warns(UserWarning, match="only 3 questions"):
+        model_noise(ds)
+    with pytest.warns(UserWarning, match="only 3 questions"):
+        pair_noise(ds)

@@ -21,6 +21,21 @@ def _arrays(ds: xr.Dataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return p, w, ds["count"].values
 
 
+# Below this many questions the normal approximation behind SE-based intervals and z is poor
+# (the paper: N > 100 is "moderately large"; with 30 the tails are already off).
+SMALL_N = 30
+
+
+def _warn_small_n(ds: xr.Dataset, n: int) -> None:
+    if n < SMALL_N:
+        warnings.warn(
+            f"{ds.attrs.get('benchmark', 'benchmark')}: only {n} questions; normal-theory SEs, "
+            f"intervals and z are unreliable below {SMALL_N} (prefer the exact sign test)",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
 def _split_note(ds: xr.Dataset, comps: dict) -> str | None:
     """Why the data/prediction split is missing for some models, or None."""
     bad = np.isnan(comps["data"])
@@ -73,6 +88,7 @@ def model_noise(ds: xr.Dataset, *, correction: bool = True) -> pd.DataFrame:
     p, w, k = _arrays(ds)
     comps = _core.model_components(p, w, k, correction=correction)
     n = comps["questions"]
+    _warn_small_n(ds, int(n.min(initial=SMALL_N)))
     df = pd.DataFrame(
         {
             "model": ds[MODEL].values.astype(str),
@@ -124,6 +140,7 @@ def pair_noise_dataset(
     True
     """
     ds = complete(ds, on_missing=on_missing)
+    _warn_small_n(ds, ds.sizes["question"])
     p, w, k = _arrays(ds)
     comps = _core.pair_components(p, w, k, correction=correction)
     n = comps["n"]
