@@ -23,7 +23,7 @@ def crux(bundled_data):
 
 
 def _csv(capsys, *args, err=None):
-    assert main(list(args) + ["--format", "csv"]) == 0
+    assert main([*args, "--format", "csv"]) == 0
     captured = capsys.readouterr()
     if err is not None:
         err.append(captured.err)
