@@ -72,9 +72,9 @@ class Priors:
     Examples
     --------
     >>> from bayesnoise.hierarchical import Priors
-    >>> p = Priors(mu_mean=0.7, mu_concentration=10.0)
+    >>> p = Priors(mu_mean=0.75, mu_concentration=4.0)
     >>> p.mu_alpha, p.mu_beta
-    (7.0, 3.0)
+    (3.0, 1.0)
     """
 
     mu_mean: float = 0.5
@@ -548,7 +548,7 @@ def joint_model(
     >>> from bayesnoise.hierarchical import joint_model
     >>> m = joint_model([[3, 5, 0], [10, 9, 8]], 10)
     >>> sorted(v.name for v in m.free_RVs)
-    ['difficulty_mean', 'difficulty_z', 'phi', 'sigma_b', 'theta_rel']
+    ['difficulty_dev', 'difficulty_mean', 'phi', 'sigma_b', 'theta_rel']
     """
     import pymc as pm
     import pytensor.tensor as pt
