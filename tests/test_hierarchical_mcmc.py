@@ -72,6 +72,8 @@ def _check_fixed_against_closed_forms(correct, count, mu, kappa, seed, draws=100
         alpha[0], beta[0], alpha[1], beta[1], mask=both
     )
     worst.append(_assert_moments(dbar, d_mean, np.sqrt(d_var), "dbar"))
+    for name, (m, sd) in zip(["u_i", "ubar", "V_x", "V_pred", "dbar"], worst, strict=True):
+        print(f"  {name}: worst mean {m:.2f} MCSE, worst sd {sd:.2f} MCSE")
     return np.max(worst)
 
 
@@ -84,6 +86,7 @@ def test_fixed_hyperparameters_match_closed_forms_simulated():
     u = rng.beta(mu[:, None] * kappa[:, None], (1 - mu[:, None]) * kappa[:, None])
     correct = rng.binomial(count, u)
     worst = _check_fixed_against_closed_forms(correct, count, mu, kappa, seed=1)
+    print(f"simulated: worst |MCMC - closed form| = {worst:.2f} MCSE")
     assert worst <= TOL
 
 
@@ -101,6 +104,7 @@ def test_fixed_hyperparameters_match_closed_forms_real(shared_data):
     # 1000 draws one of the 184 u sds came out at 4.5 MCSE, while 236 replicate elements with
     # exactly that posterior gave z-scores of mean -0.04 and sd 1.04 (no bias).
     worst = _check_fixed_against_closed_forms(correct, count, eb.mu, eb.kappa, seed=2, draws=2000)
+    print(f"gmat_cot: worst |MCMC - closed form| = {worst:.2f} MCSE")
     assert worst <= TOL
 
 
@@ -115,6 +119,7 @@ def test_full_bayes_matches_empirical_bayes_n500():
     eb = conjugate.fit_empirical_bayes(correct, count)
     for name, point in (("mu", eb.mu), ("kappa", eb.kappa)):
         dist = np.abs(post[name].mean(SAMPLE).values - point) / post[name].std(SAMPLE).values
+        print(f"{name}: MCMC mean {dist} posterior sds from empirical Bayes")
         assert np.all(dist <= 1.0), f"{name}: {dist} posterior sds from empirical Bayes"
     # ubar 95% intervals: full Bayes vs empirical Bayes with Laplace-integrated (mu, kappa)
     cf = conjugate.finite_sample_posterior(correct, count, eb, draws=20000, random_seed=0)
@@ -122,6 +127,7 @@ def test_full_bayes_matches_empirical_bayes_n500():
     width_mcmc = q[1] - q[0]
     width_eb = cf.ubar_high - cf.ubar_low
     rel = np.abs(width_mcmc / width_eb - 1)
+    print(f"ubar 95% interval width, MCMC / empirical Bayes - 1: {width_mcmc / width_eb - 1}")
     assert np.all(rel <= 0.10), f"ubar interval widths differ by {rel}"
 
 
@@ -139,6 +145,7 @@ def test_marginal_and_latent_give_the_same_hyperposterior():
         for method, stat in (("mean", a.mean(SAMPLE) - b.mean(SAMPLE)),
                              ("sd", a.std(SAMPLE) - b.std(SAMPLE))):  # fmt: skip
             tol = TOL * np.hypot(_mcse(a, method), _mcse(b, method))
+            print(f"marginal vs latent {name} {method}: {np.abs(stat.values) / tol * TOL} MCSE")
             assert np.all(np.abs(stat.values) <= tol), f"{name} {method}: {stat.values} > {tol}"
 
 
