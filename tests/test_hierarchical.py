@@ -167,3 +167,22 @@ def test_convergence_warning_on_divergence_only():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert hb.check_convergence(tree, warn=False).divergences == 1
+
+
+def test_k1_warns_that_kappa_is_assumed():
+    with pytest.warns(UserWarning, match=r"kappa is not identified for 1 model\(s\).*'b'"):
+        hb.marginal_model([[1, 2, 3], [0, 1, 1]], [[3, 3, 3], [1, 1, 1]], models=["a", "b"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        hb.fixed_hyper_model([[0, 1, 1]], 1, mu=0.5, kappa=1.0)  # kappa given: no warning
+
+
+def test_pairs_need_two_models():
+    ds = xr.Dataset(
+        {
+            "correct": (("model", "question"), [[1.0, 2.0]]),
+            "count": (("model", "question"), [[2, 2]]),
+        }
+    )
+    with pytest.raises(ValueError, match="two models"):
+        hb.posterior_table_mcmc(ds, pairs=True)

@@ -254,6 +254,22 @@ def _data_and_priors(correct, count, models, questions, priors):
     return data, priors
 
 
+def _warn_unidentified_kappa(data: ModelData, priors: Priors) -> None:
+    """kappa is identified only through questions answered more than once."""
+    multi = ((data.count > 1) & data.mask).sum(axis=1)
+    bad = [name for name, n in zip(data.models, multi, strict=True) if n < 2]
+    if bad:
+        warnings.warn(
+            f"kappa is not identified for {len(bad)} model(s) with fewer than 2 questions "
+            f"answered more than once (K = 1): {bad[:5]}{' ...' if len(bad) > 5 else ''}. "
+            f"Their kappa posterior is the prior LogNormal(log {priors.kappa_median:g}, "
+            f"{priors.kappa_log_sd:g}), and ubar's interval and the data / prediction split "
+            "depend on that assumption (mu does not).",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
 def _hyperpriors(priors: Priors):
     import pymc as pm
 
@@ -325,6 +341,7 @@ def marginal_model(
     import pymc as pm
 
     data, priors = _data_and_priors(correct, count, models, questions, priors)
+    _warn_unidentified_kappa(data, priors)
     with pm.Model(coords=data.coords) as model:
         mu, kappa = _hyperpriors(priors)
         a = mu * kappa
@@ -438,6 +455,8 @@ def latent_model(
     if (mu is None) != (kappa is None):
         raise ValueError("give both mu and kappa to fix the hyperparameters, or neither")
     fixed = mu is not None
+    if not fixed:
+        _warn_unidentified_kappa(data, priors)
     n_models = len(data.models)
     with pm.Model(coords=data.coords) as model:
         if fixed:

@@ -221,6 +221,8 @@ def posterior_table_mcmc(
     ['model', 'questions', 'accuracy', 'mu']
     """
     level = _level(confidence_level)
+    if pairs and ds.sizes.get("model", 0) < 2:
+        raise ValueError("need at least two models for pairs")
     builder = joint_model if pairs else marginal_model
     tree = fit(
         builder(ds),
