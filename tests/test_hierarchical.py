@@ -52,6 +52,8 @@ def test_model_data_from_dataset():
     )
     d = hb.model_data(ds)
     assert d.models == ["m1", "m2"] and d.questions == ["q1", "q2"]
+    with pytest.raises(ValueError, match="need counts"):
+        hb.model_data(ds.assign_attrs(counts_known=False))
     assert d.correct.tolist() == [[1, 0], [2, 0]]  # transposed, NaN on the unanswered cell -> 0
     assert d.count.tolist() == [[2, 2], [2, 0]]
 

@@ -194,6 +194,14 @@ def model_data(
             raise TypeError("pass either a dataset or (correct, count) arrays, not both")
         if "correct" not in ds or "count" not in ds:
             raise ValueError("dataset needs variables 'correct' and 'count'")
+        if ds.attrs.get("counts_known") is False:
+            from bayesnoise.data import DataError
+
+            raise DataError(
+                f"{ds.attrs.get('source', 'data')}: the scores are fractional pass1 values "
+                "without the number of samples behind them; the Beta-Binomial models need "
+                "counts (correct out of K). Load a count table or per-sample rows."
+            )
         c = ds["correct"].transpose("model", "question").values
         k = ds["count"].transpose("model", "question").values
         models = list(map(str, ds["model"].values)) if models is None else models
