@@ -59,6 +59,7 @@ def run(kind, sampler, correct, k, draws, tune, seed=1):
         "max_r_hat": round(float(table["r_hat_max"].max()), 3),
         "divergences": report.divergences,
         "diagnostics_ok": report.ok,
+        "problems": report.message()[:120],
     }
 
 
