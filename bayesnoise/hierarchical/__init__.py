@@ -10,8 +10,8 @@ Examples
 >>> from bayesnoise.hierarchical import marginal_model, fit, summary
 >>> rng = np.random.default_rng(0)
 >>> correct = rng.binomial(10, rng.beta(2.0, 2.0, size=(3, 200)))
->>> tree = fit(marginal_model(correct, 10, models=["a", "b", "c"]), draws=500, tune=500,
-...            progressbar=False)
+>>> tree = fit(marginal_model(correct, 10, models=["a", "b", "c"]), draws=200, tune=200,
+...            chains=1, progressbar=False, check=False)
 >>> summary(tree, var_names=["mu"]).shape[0]
 3
 """

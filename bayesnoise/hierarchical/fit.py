@@ -106,8 +106,8 @@ def fit(
     >>> from bayesnoise.hierarchical import marginal_model, fit
     >>> rng = np.random.default_rng(0)
     >>> correct = rng.binomial(10, rng.beta(1.0, 1.0, size=(2, 100)))
-    >>> tree = fit(marginal_model(correct, 10), draws=300, tune=300, progressbar=False,
-    ...            check=False)
+    >>> tree = fit(marginal_model(correct, 10), draws=100, tune=100, chains=1,
+    ...            progressbar=False, check=False)
     >>> sorted(tree["posterior"].data_vars)
     ['V_pred', 'V_x', 'data_var', 'kappa', 'mu', 'prediction_var', 'ubar']
     """

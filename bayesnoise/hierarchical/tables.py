@@ -56,8 +56,8 @@ def posterior_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.Data
     >>> from bayesnoise.hierarchical import fit, marginal_model, posterior_table_from_fit
     >>> rng = np.random.default_rng(0)
     >>> c = rng.binomial(5, rng.beta(1, 1, (2, 80)))
-    >>> tree = fit(marginal_model(c, 5, models=["a", "b"]), draws=300, tune=300,
-    ...            progressbar=False, check=False)
+    >>> tree = fit(marginal_model(c, 5, models=["a", "b"]), draws=100, tune=100,
+    ...            chains=1, progressbar=False, check=False)
     >>> posterior_table_from_fit(tree)["model"].tolist()
     ['a', 'b']
     """
@@ -117,7 +117,8 @@ def pairs_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.DataFram
     >>> from bayesnoise.hierarchical import fit, joint_model, pairs_table_from_fit
     >>> rng = np.random.default_rng(0)
     >>> c = rng.binomial(5, rng.beta(1, 1, (3, 60)))
-    >>> tree = fit(joint_model(c, 5), draws=200, tune=300, progressbar=False, check=False)
+    >>> tree = fit(joint_model(c, 5), draws=100, tune=100, chains=1,
+    ...            progressbar=False, check=False)
     >>> len(pairs_table_from_fit(tree))
     3
     """
@@ -216,7 +217,7 @@ def posterior_table_mcmc(
     >>> ds = xr.Dataset({"correct": (("model", "question"), c),
     ...                  "count": (("model", "question"), np.full((2, 80), 5))},
     ...                 coords={"model": ["a", "b"]})
-    >>> df = posterior_table_mcmc(ds, draws=300, tune=300, progressbar=False)
+    >>> df = posterior_table_mcmc(ds, draws=100, tune=100, chains=1, progressbar=False)
     >>> list(df.columns[:4])
     ['model', 'questions', 'accuracy', 'mu']
     """
