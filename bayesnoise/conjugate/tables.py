@@ -164,8 +164,7 @@ def _check_beta_fit(ds, c, k, mu):
     """
     from bayesnoise.frequentist import _core
 
-    p, w = _core.cell_moments(c, k)
-    single = _core.model_components(p, w, k, correction=False)
+    single = _core.model_components(_core.cell_means(c, k), None, k, correction=False)
     with np.errstate(invalid="ignore", divide="ignore"):
         shift = (mu - single["accuracy"]) / np.sqrt(single["var_mean"] / single["questions"])
     off = np.flatnonzero(np.abs(shift) > _MU_SHIFT_WARN)

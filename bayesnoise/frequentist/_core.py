@@ -1,14 +1,25 @@
 """numpy core of the frequentist estimators (DESIGN.md section 2). Knows nothing of xarray.
 
 Arrays are (M, N): M models, N questions. ``p`` is the mean score per cell, ``w`` the within-cell
-variance of the samples (ddof=0; p(1 - p) for 0/1 scores), ``k`` the number of samples; cells a
-model did not answer are NaN in ``p`` and ``w`` and 0 in ``k``. All variances use ddof=0.
+variance of the samples (ddof=0), ``k`` the number of samples; cells a model did not answer are
+NaN in ``p`` and ``w`` and 0 in ``k``. ``w=None`` stands for 0/1 scores, where w = p (1 - p) and
+the estimators need only row sums of it (no per-cell array). All variances use ddof=0.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from scipy import special
+
+
+def cell_means(correct, count) -> np.ndarray:
+    """Per-cell mean score ``p = correct / count`` (NaN where ``count == 0``)."""
+    count = np.asarray(count)
+    if np.all(count > 0):
+        return np.asarray(correct, dtype=float) / count
+    k = count.astype(float)
+    k[count <= 0] = np.nan
+    return np.asarray(correct, dtype=float) / k
 
 
 def cell_moments(correct, count, sum_sq=None) -> tuple[np.ndarray, np.ndarray]:
@@ -23,16 +34,11 @@ def cell_moments(correct, count, sum_sq=None) -> tuple[np.ndarray, np.ndarray]:
     >>> float(p[0, 0]), float(w[0, 0])
     (0.75, 0.1875)
     """
-    count = np.asarray(count)
-    if np.all(count > 0):
-        k = count
-    else:
-        k = count.astype(float)
-        k[count <= 0] = np.nan
-    p = np.asarray(correct, dtype=float) / k
+    p = cell_means(correct, count)
     # E[A^2] - E[A]^2 per cell; clamp the float rounding (exactly 0 for 0/1 data in maths).
     w = p * p
-    np.subtract(p if sum_sq is None else np.asarray(sum_sq, dtype=float) / k, w, out=w)
+    second = p if sum_sq is None else np.asarray(sum_sq, dtype=float) / np.asarray(count)
+    np.subtract(second, w, out=w)
     np.maximum(w, 0.0, out=w)
     return p, w
 
@@ -41,27 +47,34 @@ def _row_mean(x: np.ndarray, complete: bool) -> np.ndarray:
     return x.mean(axis=-1) if complete else np.nanmean(x, axis=-1)
 
 
-def correction_terms(w: np.ndarray, k: np.ndarray, mean_w: np.ndarray | None = None) -> np.ndarray:
+def correction_terms(w, k: np.ndarray, mean_w: np.ndarray | None = None, p=None) -> np.ndarray:
     """Small-K correction b = mean_i(w_i / (K_i - 1)) per model (NaN when any answered K_i < 2).
 
     E[w_i / (K_i - 1)] = Var_e(A_i) / K_i, the prediction noise left in the K-sample mean p_i, so
     var_i(p_i) - b estimates the data variance without the 1/(K-1) bias (paper eq. 22-23).
     With the row means ``mean_w`` given, models with one K for all questions take the shortcut
-    b = mean_w / (K - 1).
+    b = mean_w / (K - 1). ``w=None`` (0/1 scores) needs ``p``.
     """
     answered = k > 0
-    k_min = np.where(answered, k, np.iinfo(np.int64).max).min(axis=-1)
+    complete = bool(answered.all())
+    k_min = (
+        k.min(axis=-1) if complete else np.where(answered, k, np.iinfo(np.int64).max).min(axis=-1)
+    )
     k_max = k.max(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         if mean_w is not None and np.all(k_min == k_max):
             b = mean_w / (k_max - 1.0)
         else:
-            b = _row_mean(w / (k - 1.0), bool(answered.all()))  # NaN cells (k = 0) are skipped
+            w = p * (1.0 - p) if w is None else w
+            b = _row_mean(w / (k - 1.0), complete)  # NaN cells (k = 0) are skipped
     return np.where(k_min >= 2, b, np.nan)
 
 
-def model_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarray]:
+def model_components(p, w, k, *, correction: bool = True, mean_sq=None) -> dict[str, np.ndarray]:
     """Per-model variance components over the questions each model answered.
+
+    ``mean_sq`` (row means of p**2, complete data only) lets a caller that already has them
+    (the all-pairs Gram diagonal) skip a pass: var_i(p_i) = mean_sq - accuracy**2.
 
     Returns a dict of (M,) arrays: ``questions`` (N_m), ``accuracy``, ``total``, ``data``,
     ``prediction``, ``var_mean`` (variance of the K-averaged per-question score, so that
@@ -70,19 +83,25 @@ def model_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarra
     ``data`` and ``prediction`` are NaN where any K_i < 2 (the split is not identifiable);
     ``total`` is always defined. ``data + prediction == total`` up to rounding.
     """
-    p, w, k = np.atleast_2d(p), np.atleast_2d(w), np.atleast_2d(k)
+    p, k = np.atleast_2d(p), np.atleast_2d(k)
+    w = None if w is None else np.atleast_2d(w)
     answered = k > 0
     complete = bool(answered.all())
     n = answered.sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         accuracy = _row_mean(p, complete)
-        centred = p - accuracy[:, None]
-        var_mean = _row_mean(centred * centred, complete)
-        mean_w = _row_mean(w, complete)
+        if mean_sq is not None and complete:
+            var_mean = np.maximum(mean_sq - accuracy * accuracy, 0.0)
+            # for 0/1 scores mean_i p_i (1 - p_i) = mean_i p_i - mean_i p_i^2
+            mean_w = np.maximum(accuracy - mean_sq, 0.0) if w is None else _row_mean(w, complete)
+        else:
+            centred = p - accuracy[:, None]
+            var_mean = _row_mean(centred * centred, complete)
+            mean_w = _row_mean(p * (1.0 - p) if w is None else w, complete)
         mean_k = np.where(answered, k, 0).sum(axis=-1) / np.where(n > 0, n, np.nan)
     total = var_mean + mean_w
     splittable = np.where(answered, k, 2).min(axis=-1) >= 2
-    b = correction_terms(w, k, mean_w) if correction else np.zeros_like(total)
+    b = correction_terms(w, k, mean_w, p) if correction else np.zeros_like(total)
     data = np.where(splittable, var_mean - b, np.nan)
     prediction = np.where(splittable, mean_w + b, np.nan)
     return {"questions": n, "accuracy": accuracy, "total": total, "data": data,
@@ -98,17 +117,17 @@ def pair_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarray
     (var_i(p_A - p_B)), ``correlation``, ``wins`` (expected wins sum_i p_a (1 - p_b)), and the
     (M,) per-model dict under ``"model"``. Cost: one symmetric (M, N) x (N, M) product.
     """
-    p, w, k = np.atleast_2d(p), np.atleast_2d(w), np.atleast_2d(k)
+    p, k = np.atleast_2d(p), np.atleast_2d(k)
     if np.any(k <= 0):
         raise ValueError(
             "pair_components needs complete data (every model answered every question)"
         )
     n = p.shape[-1]
-    single = model_components(p, w, k, correction=correction)
-    acc = single["accuracy"]
     gram = _gram(p)
+    single = model_components(p, w, k, correction=correction, mean_sq=np.diag(gram) / n)
+    acc = single["accuracy"]
     cov = gram / n - np.outer(acc, acc)
-    var = single["var_mean"]  # computed centred, per model
+    var = single["var_mean"]
     np.fill_diagonal(cov, var)
     var_mean = np.maximum(var[:, None] + var[None, :] - 2.0 * cov, 0.0)
     np.fill_diagonal(var_mean, 0.0)
@@ -167,17 +186,30 @@ def sign_test_pvalue(wins_a, wins_b) -> np.ndarray:
     0.038574
     """
     wa = np.asarray(wins_a, dtype=float)
+    wb = np.asarray(wins_b, dtype=float)
     k = _whole(wa)
-    n = _whole(wa + np.asarray(wins_b, dtype=float))
+    n = _whole(wa + wb)
+    if wa.ndim == 2 and wa.shape[0] == wa.shape[1] and np.array_equal(wb, wa.T):
+        # An all-pairs win matrix: where the counts of (a, b) and (b, a) add up to their total
+        # (always for 0/1 scores) the test is symmetric; compute the upper triangle only.
+        iu = np.triu_indices(wa.shape[0], k=1)
+        if np.array_equal(k[iu] + k.T[iu], n[iu]):
+            out = np.ones_like(wa)
+            out[iu] = out.T[iu] = _binom_two_sided(k[iu], n[iu])
+            return out
+    return _binom_two_sided(k, n)
+
+
+def _binom_two_sided(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """2 P(X <= min(k, n - k)) for X ~ Binomial(n, 1/2), capped at 1 (whole-number inputs)."""
     low = np.minimum(k, n - k).astype(np.int64)
-    n = n.astype(np.int64)
-    # For p = 0.5 the binomial is symmetric: two-sided p = 2 P(X <= min), capped at 1.
+    n = np.asarray(n).astype(np.int64)
     # Many pairs share (low, n): evaluate the binomial cdf once per distinct pair.
     n_max = int(n.max(initial=0)) + 1
     key = low * n_max + n
-    uniq, inverse = np.unique(key.ravel(), return_inverse=True)
+    uniq = np.unique(key)
     cdf = special.bdtr(uniq // n_max, uniq % n_max, 0.5)
-    return np.minimum(1.0, 2.0 * cdf[inverse].reshape(key.shape))
+    return np.minimum(1.0, 2.0 * cdf[np.searchsorted(uniq, key)])
 
 
 def mcnemar_pvalue(wins_a, wins_b, *, continuity: bool = True) -> np.ndarray:

@@ -43,7 +43,7 @@ def arena_summary(ds: xr.Dataset, *, on_missing: str = "raise", threshold: float
     ['benchmark', 'models', 'questions']
     """
     ds = complete(ds, on_missing=on_missing)
-    p, _ = _core.cell_moments(ds["correct"].values, ds["count"].values, ds["sum_sq"].values)
+    p = _core.cell_means(ds["correct"].values, ds["count"].values)
     solved = (p > threshold).astype(float)
     wins = _core.expected_wins(solved)
     pvalue = _core.sign_test_pvalue(wins, wins.T)

@@ -16,8 +16,9 @@ MODEL_A, MODEL_B = "model_a", "model_b"
 
 
 def _arrays(ds: xr.Dataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    sum_sq = None if ds.attrs.get("binary") else ds["sum_sq"].values
-    p, w = _core.cell_moments(ds["correct"].values, ds["count"].values, sum_sq)
+    if ds.attrs.get("binary"):  # w = p (1 - p): the estimators need only its row sums
+        return _core.cell_means(ds["correct"].values, ds["count"].values), None, ds["count"].values
+    p, w = _core.cell_moments(ds["correct"].values, ds["count"].values, ds["sum_sq"].values)
     return p, w, ds["count"].values
 
 
@@ -165,7 +166,7 @@ def pair_noise_dataset(
             "p_normal": (dims, special.erfc(np.abs(z) / np.sqrt(2.0))),
             "wins_a": (dims, wins),
             "p_sign_test": (dims, _core.sign_test_pvalue(wins, wins.T)),
-            "p_mcnemar": (dims, _core.mcnemar_pvalue(wins, wins.T)),
+            "p_mcnemar": (dims, _symmetric(_core.mcnemar_pvalue, wins)),
             "correlation": (dims, comps["correlation"]),
             "accuracy": (MODEL, comps["model"]["accuracy"]),
         },
@@ -181,6 +182,14 @@ def pair_noise_dataset(
         var = np.diag(cov)
         out["se_bootstrap"] = (dims, np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0)))
         out.attrs["n_boot"] = int(n_boot)
+    return out
+
+
+def _symmetric(test, wins: np.ndarray) -> np.ndarray:
+    """A symmetric all-pairs test of the win matrix, computed on the upper triangle only."""
+    iu = np.triu_indices(wins.shape[0], k=1)
+    out = np.ones_like(wins)
+    out[iu] = out.T[iu] = test(wins[iu], wins.T[iu])
     return out
 
 

@@ -115,7 +115,7 @@ def paired_test(
         stat = max(abs(wa - wb) - 1.0, 0.0) ** 2 / nd if nd > 0 else 0.0
         pvalue, se = float(cell["p_mcnemar"]), se_mean
     elif method == "bootstrap":
-        p, _ = _core.cell_moments(sub["correct"].values, sub["count"].values, sub["sum_sq"].values)
+        p = _core.cell_means(sub["correct"].values, sub["count"].values)
         cov = _core.bootstrap_cov(p, n_boot=n_boot, rng=np.random.default_rng(random_seed))
         se = float(np.sqrt(max(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1], 0.0)))
         stat = diff / se if se > 0 else np.nan
