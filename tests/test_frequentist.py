@@ -359,3 +359,12 @@ def test_tiny_n_warns():
         model_noise(ds)
     with pytest.warns(UserWarning, match="only 3 questions"):
         pair_noise(ds)
+
+
+def test_pairs_with_k1_say_why_the_split_is_empty():
+    rng = np.random.default_rng(8)
+    ds = from_arrays(rng.integers(0, 2, (2, 100)), np.ones((2, 100)))
+    with pytest.warns(UserWarning, match="split not identifiable for 2 model"):
+        out = pair_noise(ds)
+    assert out["se_data"].isna().all() and out["se_total"].notna().all()
+    assert "K = 1" in out.attrs["note"]

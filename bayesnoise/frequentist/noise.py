@@ -177,6 +177,10 @@ def pair_noise_dataset(
             "correction": bool(correction),
         },
     )
+    note = _split_note(ds, comps["model"])
+    if note:
+        warnings.warn(note, UserWarning, stacklevel=2)
+        out.attrs["note"] = note
     if n_boot > 0:
         cov = _core.bootstrap_cov(p, n_boot=n_boot, rng=np.random.default_rng(random_seed))
         var = np.diag(cov)
@@ -260,7 +264,7 @@ def pair_noise(
     for name in [*PAIR_COLUMNS[4:], *extra]:
         cols[name] = mat[name].values[ia, ib]
     df = pd.DataFrame(cols)
-    df.attrs["questions"] = mat.attrs["questions"]
+    df.attrs.update({k: mat.attrs[k] for k in ("questions", "note") if k in mat.attrs})
     if max_difference is not None:
         df = df[np.abs(df["difference"]) <= max_difference].reset_index(drop=True)
     return df
