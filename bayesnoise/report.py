@@ -148,12 +148,13 @@ def compare_pairs(ds, *, confidence_level: float = 0.95, random_seed: int = 0,
 
     from bayesnoise import conjugate, frequentist
     from bayesnoise.data import complete
+    from bayesnoise.frequentist.noise import pair_table
 
     ds = complete(ds, on_missing=on_missing)
     z = special.ndtri(0.5 + confidence_level / 2)
     single = frequentist.model_noise(ds).set_index("model")
     mat = frequentist.pair_noise_dataset(ds)
-    pairs = frequentist.pair_noise(ds)
+    pairs = pair_table(mat, ["difference", "se_mean", "z", "p_normal", "p_sign_test"])
     bayes = conjugate.posterior_pairs_table(
         ds, confidence_level=confidence_level, random_seed=random_seed
     )
@@ -166,8 +167,6 @@ def compare_pairs(ds, *, confidence_level: float = 0.95, random_seed: int = 0,
         (pred_k.loc[pairs["model_a"]].to_numpy() + pred_k.loc[pairs["model_b"]].to_numpy()) / n
     )
     pop = z * pairs["se_mean"]
-    ia = [mat.indexes["model_a"].get_loc(m) for m in pairs["model_a"]]
-    ib = [mat.indexes["model_b"].get_loc(m) for m in pairs["model_b"]]
     out = pd.DataFrame(
         {
             "model_a": pairs["model_a"],
@@ -183,7 +182,7 @@ def compare_pairs(ds, *, confidence_level: float = 0.95, random_seed: int = 0,
             "population_bayes_low": bayes["population_low"].to_numpy(),
             "population_bayes_high": bayes["population_high"].to_numpy(),
             "z": pairs["z"],
-            "p_normal": mat["p_normal"].values[ia, ib],
+            "p_normal": pairs["p_normal"],
             "p_sign_test": pairs["p_sign_test"],
         }
     )

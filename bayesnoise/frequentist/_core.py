@@ -212,13 +212,14 @@ def _binom_two_sided(k: np.ndarray, n: np.ndarray) -> np.ndarray:
     return np.minimum(1.0, 2.0 * cdf[np.searchsorted(uniq, key)])
 
 
-def mcnemar_pvalue(wins_a, wins_b, *, continuity: bool = True) -> np.ndarray:
-    """McNemar chi-square test (1 df) on discordant counts, with Edwards' continuity correction.
+def mcnemar_statistic(wins_a, wins_b, *, continuity: bool = True) -> np.ndarray:
+    """McNemar chi-square statistic on discordant counts, with Edwards' continuity correction
+    (0 when there is no discordant question).
 
     Examples
     --------
-    >>> round(float(mcnemar_pvalue(10, 2)), 6)
-    0.043308
+    >>> float(mcnemar_statistic(10, 2))
+    4.083333333333333
     """
     wa = np.asarray(wins_a, dtype=float)
     wb = np.asarray(wins_b, dtype=float)
@@ -227,7 +228,18 @@ def mcnemar_pvalue(wins_a, wins_b, *, continuity: bool = True) -> np.ndarray:
     if continuity:
         diff = np.maximum(diff - 1.0, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        chi2 = np.where(n > 0, diff**2 / n, 0.0)
+        return np.where(n > 0, diff**2 / n, 0.0)
+
+
+def mcnemar_pvalue(wins_a, wins_b, *, continuity: bool = True) -> np.ndarray:
+    """McNemar chi-square test (1 df) on discordant counts, with Edwards' continuity correction.
+
+    Examples
+    --------
+    >>> round(float(mcnemar_pvalue(10, 2)), 6)
+    0.043308
+    """
+    chi2 = mcnemar_statistic(wins_a, wins_b, continuity=continuity)
     return special.erfc(np.sqrt(chi2 / 2.0))  # chi-square(1) survival function
 
 

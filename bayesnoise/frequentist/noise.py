@@ -202,6 +202,28 @@ PAIR_COLUMNS = ["model_a", "model_b", "accuracy_a", "accuracy_b", "difference", 
                 "correlation"]  # fmt: skip
 
 
+def pair_table(mat: xr.Dataset, columns: list[str]) -> pd.DataFrame:
+    """One row per unordered pair (a before b) from :func:`pair_noise_dataset` matrices.
+
+    Columns ``model_a, model_b, accuracy_a, accuracy_b`` and then ``columns`` (names of
+    ``(model_a, model_b)`` variables of ``mat``); ``attrs`` carry ``questions`` and ``note``.
+    """
+    ia, ib = np.triu_indices(mat.sizes[MODEL], k=1)
+    names = mat[MODEL].values
+    acc = mat["accuracy"].values
+    cols = {
+        "model_a": names[ia],
+        "model_b": names[ib],
+        "accuracy_a": acc[ia],
+        "accuracy_b": acc[ib],
+    }
+    for name in columns:
+        cols[name] = mat[name].values[ia, ib]
+    df = pd.DataFrame(cols)
+    df.attrs.update({k: mat.attrs[k] for k in ("questions", "note") if k in mat.attrs})
+    return df
+
+
 def pair_noise(
     ds: xr.Dataset,
     *,
@@ -250,21 +272,8 @@ def pair_noise(
     mat = pair_noise_dataset(
         ds, on_missing=on_missing, correction=correction, n_boot=n_boot, random_seed=random_seed
     )
-    m = mat.sizes[MODEL]
-    ia, ib = np.triu_indices(m, k=1)
-    names = mat[MODEL].values
-    acc = mat["accuracy"].values
-    cols = {
-        "model_a": names[ia],
-        "model_b": names[ib],
-        "accuracy_a": acc[ia],
-        "accuracy_b": acc[ib],
-    }
     extra = ["total", "data", "prediction"] + (["se_bootstrap"] if n_boot > 0 else [])
-    for name in [*PAIR_COLUMNS[4:], *extra]:
-        cols[name] = mat[name].values[ia, ib]
-    df = pd.DataFrame(cols)
-    df.attrs.update({k: mat.attrs[k] for k in ("questions", "note") if k in mat.attrs})
+    df = pair_table(mat, [*PAIR_COLUMNS[4:], *extra])
     if max_difference is not None:
         df = df[np.abs(df["difference"]) <= max_difference].reset_index(drop=True)
     return df

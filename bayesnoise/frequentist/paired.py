@@ -99,7 +99,8 @@ def paired_test(
     if model_a == model_b:
         raise ValueError("model_a and model_b are the same model")
     sub = complete(ds.sel({MODEL: [model_a, model_b]}), on_missing=on_missing)
-    mat = pair_noise_dataset(sub)
+    n_boot = n_boot if method == "bootstrap" else 0
+    mat = pair_noise_dataset(sub, n_boot=n_boot, random_seed=random_seed)
     cell = mat.isel(model_a=0, model_b=1)
     n = mat.attrs["questions"]
     noise = {k: float(cell[k]) for k in ("total", "data", "prediction", "se_total", "se_data",
@@ -111,13 +112,10 @@ def paired_test(
     elif method == "sign":
         stat, pvalue, se = np.trunc(wa), float(cell["p_sign_test"]), se_mean
     elif method == "mcnemar":
-        nd = wa + wb
-        stat = max(abs(wa - wb) - 1.0, 0.0) ** 2 / nd if nd > 0 else 0.0
+        stat = float(_core.mcnemar_statistic(wa, wb))
         pvalue, se = float(cell["p_mcnemar"]), se_mean
     elif method == "bootstrap":
-        p = _core.cell_means(sub["correct"].values, sub["count"].values)
-        cov = _core.bootstrap_cov(p, n_boot=n_boot, rng=np.random.default_rng(random_seed))
-        se = float(np.sqrt(max(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1], 0.0)))
+        se = float(cell["se_bootstrap"])
         stat = diff / se if se > 0 else np.nan
         pvalue = float(2 * stats.norm.sf(abs(stat))) if se > 0 else np.nan
     else:
