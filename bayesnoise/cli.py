@@ -123,13 +123,13 @@ def _run(args: argparse.Namespace):
             return conjugate.posterior_pairs_table(ds, confidence_level=level,
                                                    random_seed=args.seed, on_missing=on_missing)  # fmt: skip
         return conjugate.posterior_table(ds, confidence_level=level, random_seed=args.seed)
-    from bayesnoise import hierarchical
+    from bayesnoise import mcmc
 
     if args.pairs and on_missing == "intersect":
         from bayesnoise.data import complete
 
         ds = complete(ds, on_missing="intersect")
-    return hierarchical.posterior_table_mcmc(
+    return mcmc.posterior_table_mcmc(
         ds, pairs=args.pairs, confidence_level=level, sampler=args.sampler, draws=args.draws,
         tune=args.tune, chains=args.chains, random_seed=args.seed, save=args.save,
         progressbar=not args.quiet,

@@ -82,7 +82,7 @@ def bench():
     rows.append(("  + MC intervals ubar/V_pred/V_x (200 draws)", t, "-"))
     hum = DATA / "all-the-noises" / "main" / "input_table_humaneval.csv"
     if hum.exists():
-        from bayesnoise.data import load
+        from bayesnoise import load
 
         ds = load(hum)
         ch, kh = ds["correct"].values, ds["count"].values
@@ -114,7 +114,7 @@ def _posterior_draw_bb_sd(c, k):
 
 
 def compare_widths():
-    from bayesnoise.data import complete, load
+    from bayesnoise import complete, load
     from bayesnoise.frequentist import pair_noise
 
     files = sorted(glob.glob(str(DATA / "all-the-noises" / "*" / "input_table_*.csv")))

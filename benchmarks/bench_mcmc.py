@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from bayesnoise import hierarchical as hb
+from bayesnoise import mcmc as hb
 
 BUILDERS = {"marginal": hb.marginal_model, "latent": hb.latent_model, "joint": hb.joint_model}
 

@@ -15,7 +15,7 @@ import sys
 import time
 import warnings
 
-from bayesnoise.conjugate.calibration import calibration_cell
+from studies.calibration import calibration_cell
 
 
 def main(replicates: int = 1000) -> None:

@@ -28,8 +28,8 @@ import warnings
 
 import numpy as np
 
-from bayesnoise.hierarchical import fit, joint_model
-from bayesnoise.hierarchical.diagnostics import check_convergence, default_var_names
+from bayesnoise.mcmc import fit, joint_model
+from bayesnoise.mcmc.diagnostics import check_convergence, default_var_names
 
 LEVEL = 0.95
 

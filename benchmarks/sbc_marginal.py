@@ -25,8 +25,8 @@ import warnings
 import numpy as np
 from scipy import stats
 
-from bayesnoise.hierarchical import DEFAULT_PRIORS, fit, marginal_model
-from bayesnoise.hierarchical.diagnostics import check_convergence
+from bayesnoise.mcmc import DEFAULT_PRIORS, fit, marginal_model
+from bayesnoise.mcmc.diagnostics import check_convergence
 
 L_DRAWS = 99
 BINS = 10

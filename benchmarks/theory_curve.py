@@ -24,7 +24,7 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def main() -> None:
-    from bayesnoise.data import complete, load
+    from bayesnoise import complete, load
     from bayesnoise.frequentist import pair_noise
 
     files = sorted(glob.glob(str(DATA / "all-the-noises" / "*" / "input_table_*.csv")))

@@ -3,7 +3,7 @@
 Uses the bundled CRUXEval-output extract (8 models x 800 questions, K = 10 samples each;
 MIT licence, see examples/data/NOTICE). Prints, per model, the population accuracy mu, the
 expected accuracy on these questions ubar and the concentration kappa from
-``bayesnoise.conjugate.posterior_table`` next to ``bayesnoise.hierarchical.posterior_table_mcmc``
+``bayesnoise.conjugate.posterior_table`` next to ``bayesnoise.mcmc.posterior_table_mcmc``
 (marginal Beta-Binomial model, NUTS), then the same for the paired differences of the first
 few pairs (conjugate: independent per-model posteriors plus a Bayesian bootstrap over questions;
 MCMC: the joint model with shared question difficulties).
@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from bayesnoise import conjugate, data
-from bayesnoise.hierarchical import posterior_table_mcmc
+from bayesnoise.mcmc import posterior_table_mcmc
 
 DATA = Path(__file__).resolve().parent / "data" / "cruxeval_output_temp0.8.csv.gz"
 

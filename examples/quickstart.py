@@ -13,7 +13,8 @@ from bayesnoise.frequentist import (
     paired_test,
     required_samples,
 )
-from bayesnoise.report import compare_pairs, render
+from bayesnoise.compare import compare_pairs
+from bayesnoise.report import render
 
 DATA = Path(__file__).resolve().parent / "data" / "cruxeval_output_temp0.8.csv.gz"
 

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bayesnoise.conjugate.beta_rate import (
+from bayesnoise.conjugate.rate import (
     BetaPrior,
     beta_prior,
     prob_rate_greater,
     rate_posterior,
 )
-from bayesnoise.conjugate.coverage import coverage_probability, interval_table, mean_coverage
+from studies.coverage import coverage_probability, interval_table, mean_coverage
 
 
 def _note_eff_cp(n, p_grid, alpha, beta, alphalevel=0.05):

@@ -14,7 +14,7 @@ from bayesnoise.conjugate import (
     posterior_pairs_table,
     posterior_table,
 )
-from bayesnoise.conjugate.calibration import calibration_cell
+from studies.calibration import calibration_cell
 from bayesnoise.conjugate.tables import POSTERIOR_COLUMNS, POSTERIOR_PAIR_COLUMNS
 from bayesnoise.data import from_arrays
 

@@ -30,7 +30,7 @@ def test_benchmark_kappa_recovers_shared_beta():
 
 @pytest.mark.shared_data
 def test_real_data_population_width_matches_frequentist(shared_data):
-    from bayesnoise.data import load
+    from bayesnoise import load
     from bayesnoise.frequentist import pair_noise
 
     ds = load(shared_data / "all-the-noises" / "main" / "input_table_mbpp.csv")  # N = 378, K = 1
@@ -47,7 +47,7 @@ def test_real_data_population_width_matches_frequentist(shared_data):
 
 @pytest.mark.shared_data
 def test_real_data_posterior_table_humaneval(shared_data):
-    from bayesnoise.data import load
+    from bayesnoise import load
 
     ds = load(shared_data / "all-the-noises" / "main" / "input_table_humaneval.csv")
     with pytest.warns(UserWarning, match="not identifiable"):

@@ -1,4 +1,4 @@
-"""Fast tests of bayesnoise.hierarchical: lazy import, validation, model structure, diagnostics.
+"""Fast tests of bayesnoise.mcmc: lazy import, validation, model structure, diagnostics.
 
 The sampling tests (closed forms vs MCMC etc.) are in test_hierarchical_mcmc.py.
 """
@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from bayesnoise import hierarchical as hb
+from bayesnoise import mcmc as hb
 
 
 def test_import_does_not_load_pymc():
     code = (
-        "import sys, bayesnoise, bayesnoise.hierarchical\n"
-        "from bayesnoise.hierarchical import fit, marginal_model, posterior_table_mcmc\n"
+        "import sys, bayesnoise, bayesnoise.mcmc\n"
+        "from bayesnoise.mcmc import fit, marginal_model, posterior_table_mcmc\n"
         "bad = [m for m in ('pymc', 'pytensor', 'nutpie', 'arviz_stats') if m in sys.modules]\n"
         "print(','.join(bad))\n"
     )

@@ -17,7 +17,7 @@ import pytest
 import xarray as xr
 
 from bayesnoise import conjugate
-from bayesnoise import hierarchical as hb
+from bayesnoise import mcmc as hb
 
 pytestmark = pytest.mark.mcmc
 
@@ -92,7 +92,7 @@ def test_fixed_hyperparameters_match_closed_forms_simulated():
 
 @pytest.mark.shared_data
 def test_fixed_hyperparameters_match_closed_forms_real(shared_data):
-    from bayesnoise.data import load
+    from bayesnoise import load
 
     ds = load(shared_data / "all-the-noises" / "lowk_temp0.7" / "input_table_gmat_cot.csv")
     ds = ds.isel(model=[0, 10])  # ragged K (4..17 samples per question), 92 questions

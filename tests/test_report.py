@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 import bayesnoise as bn
-from bayesnoise.report import compare_models, compare_pairs, render
+from bayesnoise.compare import compare_models, compare_pairs
+from bayesnoise.report import render
 
 
 @pytest.fixture(scope="module")

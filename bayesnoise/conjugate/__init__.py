@@ -15,8 +15,7 @@ Higher level: :func:`finite_sample_posterior` (ubar, V_pred, V_x with intervals)
 :func:`posterior_pairs_table`.
 """
 
-from .beta_rate import BetaPrior, BetaRatePosterior, beta_prior, prob_rate_greater, rate_posterior
-from .coverage import coverage_probability, interval_table, mean_coverage
+from .rate import BetaPrior, BetaRatePosterior, beta_prior, prob_rate_greater, rate_posterior
 from .hierarchy import (
     EmpiricalBayesFit,
     FiniteSampleMoments,
@@ -46,14 +45,11 @@ __all__ = [
     "all_pairs_difference",
     "beta_central_moments",
     "beta_prior",
-    "coverage_probability",
     "finite_sample_moments",
     "finite_sample_posterior",
     "fit_empirical_bayes",
     "fresh_run_predictive",
     "hyper_quadrature",
-    "interval_table",
-    "mean_coverage",
     "paired_difference_moments",
     "population_difference",
     "population_posterior",

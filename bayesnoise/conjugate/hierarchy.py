@@ -27,7 +27,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special
 
-from ._validation import as_counts, check_confidence_level
+from bayesnoise._common import check_confidence_level
+
+from ._validation import as_counts
 
 __all__ = [
     "EmpiricalBayesFit",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from ._validation import check_confidence_level
+from bayesnoise._common import check_confidence_level
 from .hierarchy import beta_central_moments
 
 __all__ = [

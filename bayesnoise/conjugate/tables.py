@@ -9,7 +9,7 @@ import pandas as pd
 
 from bayesnoise.data import DataError
 
-from ._validation import check_confidence_level
+from bayesnoise._common import check_confidence_level
 from .hierarchy import finite_sample_posterior, fit_empirical_bayes
 from .pairs import all_pairs_difference, population_difference
 

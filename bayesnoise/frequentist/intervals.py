@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import stats
+
+from bayesnoise._common import check_confidence_level, z_from_level
 
 METHODS = ("wilson", "beta", "jeffreys", "agresti_coull", "normal")
 
@@ -33,8 +35,7 @@ def proportion_interval(successes, n, *, confidence_level: float = 0.95, method:
     >>> round(float(low), 4), round(float(high), 4)
     (0.1812, 0.5671)
     """
-    if not 0 < confidence_level < 1:
-        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level}")
+    confidence_level = check_confidence_level(confidence_level)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     s = np.asarray(successes, dtype=float)
@@ -42,7 +43,7 @@ def proportion_interval(successes, n, *, confidence_level: float = 0.95, method:
     if np.any(n <= 0) or np.any(s < 0) or np.any(s > n):
         raise ValueError("need n > 0 and 0 <= successes <= n")
     alpha = 1.0 - confidence_level
-    z = special.ndtri(1.0 - alpha / 2.0)
+    z = z_from_level(confidence_level)
     phat = s / n
     if method == "beta":
         low = np.where(s > 0, stats.beta.ppf(alpha / 2, s, n - s + 1), 0.0)

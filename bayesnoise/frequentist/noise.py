@@ -9,14 +9,15 @@ import pandas as pd
 import xarray as xr
 from scipy import special
 
-from bayesnoise.data import MODEL, complete
+from bayesnoise._common import pair_table
+from bayesnoise.data import MODEL, attr, complete
 from bayesnoise.frequentist import _core
 
 MODEL_A, MODEL_B = "model_a", "model_b"
 
 
 def _arrays(ds: xr.Dataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    if ds.attrs.get("binary"):  # w = p (1 - p): the estimators need only its row sums
+    if attr(ds, "binary"):  # w = p (1 - p): the estimators need only its row sums
         return _core.cell_means(ds["correct"].values, ds["count"].values), None, ds["count"].values
     p, w = _core.cell_moments(ds["correct"].values, ds["count"].values, ds["sum_sq"].values)
     return p, w, ds["count"].values
@@ -43,7 +44,7 @@ def _split_note(ds: xr.Dataset, comps: dict) -> str | None:
     if not bad.any():
         return None
     names = ", ".join(map(str, ds[MODEL].values[bad][:5])) + (", ..." if bad.sum() > 5 else "")
-    if not ds.attrs.get("counts_known", True):
+    if not attr(ds, "counts_known"):
         why = "the input gives fractional pass1 without the number of samples behind it"
     else:
         why = "some questions have K = 1 sample"
@@ -202,24 +203,13 @@ PAIR_COLUMNS = ["model_a", "model_b", "accuracy_a", "accuracy_b", "difference", 
                 "correlation"]  # fmt: skip
 
 
-def pair_table(mat: xr.Dataset, columns: list[str]) -> pd.DataFrame:
-    """One row per unordered pair (a before b) from :func:`pair_noise_dataset` matrices.
-
-    Columns ``model_a, model_b, accuracy_a, accuracy_b`` and then ``columns`` (names of
-    ``(model_a, model_b)`` variables of ``mat``); ``attrs`` carry ``questions`` and ``note``.
-    """
-    ia, ib = np.triu_indices(mat.sizes[MODEL], k=1)
-    names = mat[MODEL].values
-    acc = mat["accuracy"].values
-    cols = {
-        "model_a": names[ia],
-        "model_b": names[ib],
-        "accuracy_a": acc[ia],
-        "accuracy_b": acc[ib],
-    }
-    for name in columns:
-        cols[name] = mat[name].values[ia, ib]
-    df = pd.DataFrame(cols)
+def _pair_rows(mat: xr.Dataset, columns: list[str]) -> pd.DataFrame:
+    """One row per unordered pair from :func:`pair_noise_dataset` matrices, attrs kept."""
+    df = pair_table(
+        mat[MODEL].values,
+        {name: mat[name].values for name in columns},
+        per_model={"accuracy": mat["accuracy"].values},
+    )
     df.attrs.update({k: mat.attrs[k] for k in ("questions", "note") if k in mat.attrs})
     return df
 
@@ -273,7 +263,7 @@ def pair_noise(
         ds, on_missing=on_missing, correction=correction, n_boot=n_boot, random_seed=random_seed
     )
     extra = ["total", "data", "prediction"] + (["se_bootstrap"] if n_boot > 0 else [])
-    df = pair_table(mat, [*PAIR_COLUMNS[4:], *extra])
+    df = _pair_rows(mat, [*PAIR_COLUMNS[4:], *extra])
     if max_difference is not None:
         df = df[np.abs(df["difference"]) <= max_difference].reset_index(drop=True)
     return df

@@ -6,17 +6,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import xarray as xr
-from scipy import special, stats
+from scipy import stats
+
+from bayesnoise._common import ConfidenceInterval, z_from_level
 
 from bayesnoise.data import MODEL, complete
 from bayesnoise.frequentist import _core
 from bayesnoise.frequentist.noise import pair_noise_dataset
-
-
-@dataclass
-class ConfidenceInterval:
-    low: float
-    high: float
 
 
 @dataclass
@@ -49,9 +45,7 @@ class PairedTestResult:
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Normal-theory interval ``difference +- z * se`` for the difference of mean scores."""
-        if not 0 < confidence_level < 1:
-            raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level}")
-        half = special.ndtri(0.5 + confidence_level / 2) * self.se
+        half = z_from_level(confidence_level) * self.se
         return ConfidenceInterval(self.difference - half, self.difference + half)
 
 

@@ -1,56 +1,14 @@
-"""Turn result tables into text, CSV or JSON, and put answers side by side."""
+"""Bayesian and frequentist answers side by side, per model and per pair."""
 
 from __future__ import annotations
-
-import io
-import json
-import math
 
 import numpy as np
 import pandas as pd
 
-FORMATS = ("table", "csv", "json")
+from bayesnoise._common import pair_table, z_from_level
+from bayesnoise.data import complete
 
-
-def render(df: pd.DataFrame, fmt: str = "table", *, digits: int = 4) -> str:
-    """Render a result table.
-
-    ``table``: aligned text for people (NaN shown blank, floats to ``digits`` significant
-    digits); ``csv``: full precision, NaN as an empty field; ``json``: a list of records with
-    full precision, NaN as ``null``.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> print(render(pd.DataFrame({"model": ["a"], "se": [float("nan")]}), "csv").strip())
-    model,se
-    a,
-    """
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {FORMATS}, not {fmt!r}")
-    if fmt == "csv":
-        buf = io.StringIO()
-        df.to_csv(buf, index=False, na_rep="", float_format="%.10g")
-        return buf.getvalue()
-    if fmt == "json":
-        records = [
-            {k: _json_value(v) for k, v in row.items()} for row in df.to_dict(orient="records")
-        ]
-        return json.dumps(records, indent=1) + "\n"
-    formatters = {
-        col: (lambda v: "" if pd.isna(v) else f"{v:.{digits}g}")
-        for col in df.columns
-        if pd.api.types.is_float_dtype(df[col])
-    }
-    return df.to_string(index=False, formatters=formatters, na_rep="") + "\n"
-
-
-def _json_value(v):
-    if isinstance(v, np.generic):
-        v = v.item()
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    return v
+__all__ = ["compare_models", "compare_pairs"]
 
 
 def compare_models(ds, *, confidence_level: float = 0.95, random_seed: int = 0) -> pd.DataFrame:
@@ -77,7 +35,7 @@ def compare_models(ds, *, confidence_level: float = 0.95, random_seed: int = 0) 
     --------
     >>> import numpy as np
     >>> from bayesnoise.data import from_arrays
-    >>> from bayesnoise.report import compare_models
+    >>> from bayesnoise.compare import compare_models
     >>> rng = np.random.default_rng(0)
     >>> u = rng.beta(0.8, 0.8, size=(2, 300))
     >>> ds = from_arrays(rng.binomial(8, u), np.full((2, 300), 8), models=["a", "b"])
@@ -85,11 +43,9 @@ def compare_models(ds, *, confidence_level: float = 0.95, random_seed: int = 0) 
     >>> bool((out.here_bayes_high - out.here_bayes_low < out.population_bayes_high - out.population_bayes_low).all())
     True
     """
-    from scipy import special
-
     from bayesnoise import conjugate, frequentist
 
-    z = special.ndtri(0.5 + confidence_level / 2)
+    z = z_from_level(confidence_level)
     freq = frequentist.model_noise(ds)
     bayes = conjugate.posterior_table(
         ds, confidence_level=confidence_level, random_seed=random_seed
@@ -137,24 +93,21 @@ def compare_pairs(ds, *, confidence_level: float = 0.95, random_seed: int = 0,
     --------
     >>> import numpy as np
     >>> from bayesnoise.data import from_arrays
-    >>> from bayesnoise.report import compare_pairs
+    >>> from bayesnoise.compare import compare_pairs
     >>> rng = np.random.default_rng(0)
     >>> u = rng.beta(0.8, 0.8, size=(1, 300)).repeat(3, axis=0)
     >>> ds = from_arrays(rng.binomial(8, u), np.full((3, 300), 8), models=["a", "b", "c"])
     >>> compare_pairs(ds)[["model_a", "model_b"]].values.tolist()
     [['a', 'b'], ['a', 'c'], ['b', 'c']]
     """
-    from scipy import special
-
     from bayesnoise import conjugate, frequentist
-    from bayesnoise.data import complete
-    from bayesnoise.frequentist.noise import pair_table
 
     ds = complete(ds, on_missing=on_missing)
-    z = special.ndtri(0.5 + confidence_level / 2)
+    z = z_from_level(confidence_level)
     single = frequentist.model_noise(ds).set_index("model")
     mat = frequentist.pair_noise_dataset(ds)
-    pairs = pair_table(mat, ["difference", "se_mean", "z", "p_normal", "p_sign_test"])
+    cols = ["difference", "se_mean", "z", "p_normal", "p_sign_test"]
+    pairs = pair_table(mat["model"].values, {c: mat[c].values for c in cols})
     bayes = conjugate.posterior_pairs_table(
         ds, confidence_level=confidence_level, random_seed=random_seed
     )

@@ -53,7 +53,7 @@ def posterior_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.Data
     Examples
     --------
     >>> import numpy as np
-    >>> from bayesnoise.hierarchical import fit, marginal_model, posterior_table_from_fit
+    >>> from bayesnoise.mcmc import fit, marginal_model, posterior_table_from_fit
     >>> rng = np.random.default_rng(0)
     >>> c = rng.binomial(5, rng.beta(1, 1, (2, 80)))
     >>> tree = fit(marginal_model(c, 5, models=["a", "b"]), draws=100, tune=100,
@@ -114,7 +114,7 @@ def pairs_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.DataFram
     Examples
     --------
     >>> import numpy as np
-    >>> from bayesnoise.hierarchical import fit, joint_model, pairs_table_from_fit
+    >>> from bayesnoise.mcmc import fit, joint_model, pairs_table_from_fit
     >>> rng = np.random.default_rng(0)
     >>> c = rng.binomial(5, rng.beta(1, 1, (3, 60)))
     >>> tree = fit(joint_model(c, 5), draws=100, tune=100, chains=1,
@@ -211,7 +211,7 @@ def posterior_table_mcmc(
     Examples
     --------
     >>> import numpy as np, xarray as xr
-    >>> from bayesnoise.hierarchical import posterior_table_mcmc
+    >>> from bayesnoise.mcmc import posterior_table_mcmc
     >>> rng = np.random.default_rng(0)
     >>> c = rng.binomial(5, rng.beta(1, 1, (2, 80))).astype(float)
     >>> ds = xr.Dataset({"correct": (("model", "question"), c),

@@ -1,7 +1,7 @@
 """Exact frequentist coverage of interval methods for one binomial proportion.
 
 Coverage at (n, p) = sum over k = 0..n of 1[p in interval(k, n)] * Binomial(k; n, p): no
-simulation. The Bayesian intervals come from :mod:`bayesnoise.conjugate.beta_rate`; Wald,
+simulation. The Bayesian intervals come from :mod:`bayesnoise.conjugate.rate`; Wald,
 Wilson, Clopper-Pearson, Jeffreys and Agresti-Coull from
 :func:`bayesnoise.frequentist.intervals.proportion_interval` (one implementation of each).
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from ..frequentist.intervals import proportion_interval
-from ._validation import check_confidence_level
-from .beta_rate import rate_posterior
+from bayesnoise.conjugate.rate import rate_posterior
+from bayesnoise.frequentist.intervals import proportion_interval
+from bayesnoise._common import check_confidence_level
 
 __all__ = ["COVERAGE_METHODS", "coverage_probability", "interval_table", "mean_coverage"]
 

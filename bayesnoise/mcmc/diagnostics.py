@@ -87,7 +87,7 @@ def diagnostics_table(tree: xr.DataTree, var_names: list[str] | None = None) -> 
     Parameters
     ----------
     tree : xarray.DataTree
-        A fit from :func:`bayesnoise.hierarchical.fit`.
+        A fit from :func:`bayesnoise.mcmc.fit`.
     var_names : list of str, optional
         Default: every posterior variable with ``chain`` and ``draw`` dims.
 
@@ -100,7 +100,7 @@ def diagnostics_table(tree: xr.DataTree, var_names: list[str] | None = None) -> 
     Examples
     --------
     >>> import numpy as np, xarray as xr
-    >>> from bayesnoise.hierarchical import diagnostics_table
+    >>> from bayesnoise.mcmc import diagnostics_table
     >>> rng = np.random.default_rng(0)
     >>> post = xr.Dataset({"mu": (("chain", "draw"), rng.normal(size=(2, 500)))})
     >>> tree = xr.DataTree.from_dict({"posterior": post})
@@ -180,7 +180,7 @@ def check_convergence(
     Examples
     --------
     >>> import numpy as np, xarray as xr, warnings
-    >>> from bayesnoise.hierarchical import check_convergence
+    >>> from bayesnoise.mcmc import check_convergence
     >>> rng = np.random.default_rng(0)
     >>> stuck = np.stack([rng.normal(0, 1, 300), rng.normal(3, 1, 300)])
     >>> tree = xr.DataTree.from_dict({"posterior": xr.Dataset({"mu": (("chain", "draw"), stuck)})})
@@ -229,7 +229,7 @@ def summary(tree: xr.DataTree, var_names: list[str] | None = None, **kwargs) -> 
     Examples
     --------
     >>> import numpy as np, xarray as xr
-    >>> from bayesnoise.hierarchical import summary
+    >>> from bayesnoise.mcmc import summary
     >>> rng = np.random.default_rng(0)
     >>> post = xr.Dataset({"mu": (("chain", "draw"), rng.normal(size=(2, 500)))})
     >>> "r_hat" in summary(xr.DataTree.from_dict({"posterior": post})).columns

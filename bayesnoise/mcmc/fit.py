@@ -1,7 +1,7 @@
 """Sampling the hierarchical models and adding the derived noise quantities.
 
 :func:`fit` is the one entry point: it samples any model built by
-:mod:`bayesnoise.hierarchical.models` with PyMC's NUTS (default), nutpie or numpyro, adds the
+:mod:`bayesnoise.mcmc.models` with PyMC's NUTS (default), nutpie or numpyro, adds the
 observed counts and the finite-sample noise quantities that the marginal and joint models
 integrate out (drawn exactly from the conditional Betas), checks convergence, and returns an
 :class:`xarray.DataTree` (arviz 1.x's replacement for ``InferenceData``).
@@ -34,7 +34,7 @@ def _kind(model) -> str:
     kind = getattr(model, "_bayesnoise_kind", None)
     if kind is None:
         raise TypeError(
-            "fit() takes a model built by bayesnoise.hierarchical "
+            "fit() takes a model built by bayesnoise.mcmc "
             "(marginal_model, latent_model, fixed_hyper_model or joint_model)"
         )
     return kind
@@ -103,7 +103,7 @@ def fit(
     Examples
     --------
     >>> import numpy as np
-    >>> from bayesnoise.hierarchical import marginal_model, fit
+    >>> from bayesnoise.mcmc import marginal_model, fit
     >>> rng = np.random.default_rng(0)
     >>> correct = rng.binomial(10, rng.beta(1.0, 1.0, size=(2, 100)))
     >>> tree = fit(marginal_model(correct, 10), draws=100, tune=100, chains=1,
@@ -301,7 +301,7 @@ def save(tree: xr.DataTree, path: str | Path) -> Path:
     Examples
     --------
     >>> import numpy as np, tempfile, os
-    >>> from bayesnoise.hierarchical import marginal_model, fit, save, load
+    >>> from bayesnoise.mcmc import marginal_model, fit, save, load
     >>> tree = fit(marginal_model([[3, 5, 7]], 10), draws=100, tune=100, chains=1,
     ...            progressbar=False, check=False)
     >>> path = save(tree, os.path.join(tempfile.mkdtemp(), "fit.nc"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .hierarchy import fit_empirical_bayes, integrated_moments
+from bayesnoise.conjugate.hierarchy import fit_empirical_bayes, integrated_moments
 
 __all__ = ["calibration_cell"]
 

@@ -7,7 +7,7 @@ model is built or fitted, so importing this package is cheap.
 Examples
 --------
 >>> import numpy as np
->>> from bayesnoise.hierarchical import marginal_model, fit, summary
+>>> from bayesnoise.mcmc import marginal_model, fit, summary
 >>> rng = np.random.default_rng(0)
 >>> correct = rng.binomial(10, rng.beta(2.0, 2.0, size=(3, 200)))
 >>> tree = fit(marginal_model(correct, 10, models=["a", "b", "c"]), draws=200, tune=200,

@@ -1,7 +1,7 @@
 """PyMC model builders for the hierarchical Beta-Bernoulli model (DESIGN.md section 3).
 
 Every builder is a plain function of the data that returns a :class:`pymc.Model` with named
-dims ``model`` and ``question``. Nothing is sampled here; see :func:`bayesnoise.hierarchical.fit`.
+dims ``model`` and ``question``. Nothing is sampled here; see :func:`bayesnoise.mcmc.fit`.
 
 Data conventions (those of :func:`bayesnoise.data.load`): ``correct[m, i]`` is the number of
 correct samples of model ``m`` on question ``i`` and ``count[m, i]`` the number of samples drawn
@@ -10,7 +10,7 @@ Binomial or Beta-Binomial with ``n = 0`` and ``correct = 0`` has log-likelihood 
 cell carries no information, and every finite-sample quantity (``ubar``, ``V_x``, ``V_pred``,
 paired differences) averages over answered questions only. Nothing is imputed.
 
-PyMC is imported inside the builders only, so ``import bayesnoise.hierarchical`` stays cheap.
+PyMC is imported inside the builders only, so ``import bayesnoise.mcmc`` stays cheap.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class Priors:
 
     Examples
     --------
-    >>> from bayesnoise.hierarchical import Priors
+    >>> from bayesnoise.mcmc import Priors
     >>> p = Priors(mu_mean=0.75, mu_concentration=4.0)
     >>> p.mu_alpha, p.mu_beta
     (3.0, 1.0)
@@ -183,7 +183,7 @@ def model_data(
 
     Examples
     --------
-    >>> from bayesnoise.hierarchical import model_data
+    >>> from bayesnoise.mcmc import model_data
     >>> d = model_data([[1, 2], [0, 3]], 3)
     >>> d.count.tolist(), d.models
     ([[3, 3], [3, 3]], ['0', '1'])
@@ -258,7 +258,7 @@ def _data_and_priors(correct, count, models, questions, priors):
     )
     priors = DEFAULT_PRIORS if priors is None else priors
     if not isinstance(priors, Priors):
-        raise TypeError("priors must be a bayesnoise.hierarchical.Priors")
+        raise TypeError("priors must be a bayesnoise.mcmc.Priors")
     return data, priors
 
 
@@ -341,7 +341,7 @@ def marginal_model(
 
     Examples
     --------
-    >>> from bayesnoise.hierarchical import marginal_model
+    >>> from bayesnoise.mcmc import marginal_model
     >>> m = marginal_model([[3, 5, 0], [10, 9, 8]], 10, models=["a", "b"])
     >>> sorted(v.name for v in m.free_RVs)
     ['kappa', 'mu']
@@ -451,7 +451,7 @@ def latent_model(
 
     Examples
     --------
-    >>> from bayesnoise.hierarchical import latent_model
+    >>> from bayesnoise.mcmc import latent_model
     >>> m = latent_model([[3, 5, 0], [10, 9, 8]], 10)
     >>> sorted(m.deterministics, key=str)
     [V_pred, V_x, data_var, prediction_var, ubar]
@@ -509,7 +509,7 @@ def fixed_hyper_model(
 
     Examples
     --------
-    >>> from bayesnoise.hierarchical import fixed_hyper_model
+    >>> from bayesnoise.mcmc import fixed_hyper_model
     >>> m = fixed_hyper_model([[3, 5, 0]], 10, mu=0.4, kappa=2.0)
     >>> [v.name for v in m.free_RVs]
     ['u']
@@ -572,7 +572,7 @@ def joint_model(
 
     Examples
     --------
-    >>> from bayesnoise.hierarchical import joint_model
+    >>> from bayesnoise.mcmc import joint_model
     >>> m = joint_model([[3, 5, 0], [10, 9, 8]], 10)
     >>> sorted(v.name for v in m.free_RVs)
     ['difficulty_dev', 'difficulty_mean', 'phi', 'sigma_b', 'theta_rel']
@@ -646,7 +646,7 @@ def prior_predictive_summary(
 
     Examples
     --------
-    >>> from bayesnoise.hierarchical import prior_predictive_summary
+    >>> from bayesnoise.mcmc import prior_predictive_summary
     >>> s = prior_predictive_summary(draws=200)
     >>> sorted(s)[:3]
     ['accuracy', 'always_solved', 'data_share']

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, stats
 
-from ._validation import check_confidence_level
+from bayesnoise._common import check_confidence_level
 
 __all__ = [
     "BetaPrior",

@@ -1,0 +1,169 @@
+"""The few helpers every layer shares: the one interval type, level checks, pair tables.
+
+Nothing here knows about xarray; it is imported by every subpackage (and only by them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+__all__ = [
+    "ConfidenceInterval",
+    "check_confidence_level",
+    "fmt_value",
+    "name_list",
+    "pair_table",
+    "tail_probabilities",
+    "triu_pairs",
+    "z_from_level",
+]
+
+
+@dataclass(frozen=True)
+class ConfidenceInterval:
+    """Lower and upper end of a two-sided interval (floats, or arrays for many at once).
+
+    The one interval type of the package: frequentist confidence intervals and Bayesian
+    credible intervals both come back as this.
+
+    Examples
+    --------
+    >>> ci = ConfidenceInterval(0.1, 0.3)
+    >>> low, high = ci  # unpacks like a tuple
+    >>> round(ci.width, 3)
+    0.2
+    """
+
+    low: np.ndarray | float
+    high: np.ndarray | float
+
+    def __iter__(self):
+        return iter((self.low, self.high))
+
+    @property
+    def width(self):
+        """``high - low``."""
+        return self.high - self.low
+
+
+def check_confidence_level(confidence_level: float) -> float:
+    """Return ``confidence_level`` as a float after checking that it lies in (0, 1).
+
+    Examples
+    --------
+    >>> check_confidence_level(0.9)
+    0.9
+    """
+    try:
+        level = float(confidence_level)
+    except (TypeError, ValueError):
+        raise ValueError(f"confidence_level must be a number in (0, 1), got {confidence_level!r}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
+    return level
+
+
+def z_from_level(confidence_level: float) -> float:
+    """Two-sided standard-normal quantile for a confidence level (1.96 for 0.95).
+
+    Examples
+    --------
+    >>> round(z_from_level(0.95), 4)
+    1.96
+    """
+    return float(special.ndtri(0.5 + check_confidence_level(confidence_level) / 2.0))
+
+
+def tail_probabilities(confidence_level: float) -> tuple[float, float]:
+    """Lower and upper tail quantile levels of an equal-tailed interval ((0.025, 0.975)).
+
+    Examples
+    --------
+    >>> tail_probabilities(0.9)
+    (0.05, 0.95)
+    """
+    level = check_confidence_level(confidence_level)
+    return (1.0 - level) / 2.0, (1.0 + level) / 2.0
+
+
+def name_list(names: Iterable | None, size: int, prefix: str) -> list[str]:
+    """Labels as a list of str: ``names`` if given (checked for length), else ``prefix0..``.
+
+    Examples
+    --------
+    >>> name_list(None, 2, "m")
+    ['m0', 'm1']
+    """
+    if names is None:
+        return [f"{prefix}{i}" for i in range(size)]
+    out = [str(n) for n in names]
+    if len(out) != size:
+        raise ValueError(f"got {len(out)} names for {size} entries")
+    return out
+
+
+def fmt_value(value) -> str:
+    """Plain repr of a cell value for messages (no numpy type names).
+
+    Examples
+    --------
+    >>> fmt_value(np.float64(0.5)), fmt_value("a")
+    ('0.5', "'a'")
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, str):
+        return repr(str(value))
+    if isinstance(value, float):
+        return f"{value:.10g}"
+    return repr(value)
+
+
+def triu_pairs(n_models: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column indices of the unordered pairs (a before b): the upper triangle."""
+    return np.triu_indices(n_models, k=1)
+
+
+def pair_table(
+    names: Iterable[str],
+    matrices: Mapping[str, np.ndarray],
+    *,
+    per_model: Mapping[str, np.ndarray] | None = None,
+) -> pd.DataFrame:
+    """One row per unordered pair (a before b in ``names`` order) from M x M matrices.
+
+    Parameters
+    ----------
+    names : sequence of str, length M
+        Model names; give columns ``model_a`` and ``model_b``.
+    matrices : mapping of column name -> array, shape (M, M)
+        Entry ``[a, b]`` is the pair's value (read from the upper triangle).
+    per_model : mapping of name -> array, shape (M,), optional
+        Per-model values written as ``{name}_a`` and ``{name}_b`` right after the names.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = np.array([[0.0, 0.1], [-0.1, 0.0]])
+    >>> pair_table(["x", "y"], {"difference": d}, per_model={"accuracy": np.array([0.6, 0.5])})
+      model_a model_b  accuracy_a  accuracy_b  difference
+    0       x       y         0.6         0.5         0.1
+    """
+    names = np.asarray([str(n) for n in names], dtype=object)
+    ia, ib = triu_pairs(names.size)
+    cols: dict[str, np.ndarray] = {"model_a": names[ia], "model_b": names[ib]}
+    for key, values in (per_model or {}).items():
+        values = np.asarray(values)
+        cols[f"{key}_a"], cols[f"{key}_b"] = values[ia], values[ib]
+    for key, mat in matrices.items():
+        cols[key] = np.asarray(mat)[ia, ib]
+    return pd.DataFrame(cols)

@@ -1,0 +1,31 @@
+"""The dataset contract (:mod:`.schema`) and operations on datasets (:mod:`.ops`)."""
+
+from .ops import complete, scores, select_models
+from .schema import (
+    ATTR_DEFAULTS,
+    MODEL,
+    QUESTION,
+    SAMPLE,
+    DataError,
+    attr,
+    beta_binomial_counts,
+    check_counts,
+    check_dataset,
+    from_arrays,
+)
+
+__all__ = [
+    "ATTR_DEFAULTS",
+    "MODEL",
+    "QUESTION",
+    "SAMPLE",
+    "DataError",
+    "attr",
+    "beta_binomial_counts",
+    "check_counts",
+    "check_dataset",
+    "complete",
+    "from_arrays",
+    "scores",
+    "select_models",
+]

@@ -1,0 +1,227 @@
+"""The dataset contract: one ``xarray.Dataset`` per benchmark, and the one validator of counts.
+
+Every reader ends in :func:`from_arrays`, so every dataset has dims ``(model, question)`` and:
+
+``correct``  (float64)  sum of the sample scores in the cell (the number correct for 0/1 scores)
+``count``    (int64)    number of samples K in the cell; 0 means the model has no result there
+``sum_sq``   (float64)  sum of the squared sample scores (equal to ``correct`` for 0/1 scores)
+
+and attributes (defaults in :data:`ATTR_DEFAULTS`, set here only) ``benchmark``, ``source``,
+``binary`` (all scores are 0/1) and ``counts_known`` (False when the input gave only a
+fractional ``pass1`` per question, without the number of samples behind it; each such cell is
+then kept as one draw whose expected score is ``pass1``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import xarray as xr
+
+from bayesnoise._common import name_list
+
+__all__ = [
+    "ATTR_DEFAULTS",
+    "MODEL",
+    "QUESTION",
+    "SAMPLE",
+    "DataError",
+    "attr",
+    "beta_binomial_counts",
+    "check_counts",
+    "check_dataset",
+    "from_arrays",
+]
+
+MODEL, QUESTION, SAMPLE = "model", "question", "sample"
+
+#: Dataset attributes and their defaults (a dataset built elsewhere is read with these).
+ATTR_DEFAULTS = {"benchmark": "benchmark", "source": "data", "binary": True, "counts_known": True}
+
+
+class DataError(ValueError):
+    """Input that cannot be analysed as it is; the message says where and why."""
+
+
+def attr(ds: xr.Dataset, key: str):
+    """A dataset attribute, with the contract's default when it is absent."""
+    return ds.attrs.get(key, ATTR_DEFAULTS[key])
+
+
+def check_counts(
+    correct, count, *, source: str = "counts", require_answered: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """The one validator of ``(correct, count)`` cells, used by every layer.
+
+    Parameters
+    ----------
+    correct, count : array_like
+        Sum of scores and number of samples per cell; broadcast together; last axis =
+        questions. ``count == 0`` marks a cell without a result (its ``correct`` must be 0).
+    source : str
+        Named in error messages (a file name or ``"counts"``).
+    require_answered : bool
+        Also refuse a leading-axis entry (a model) with no answered question.
+
+    Returns
+    -------
+    correct : numpy.ndarray of float
+    count : numpy.ndarray of int64
+
+    Raises
+    ------
+    DataError
+        Non-finite values, counts that are not whole numbers >= 0, ``correct`` outside
+        ``[0, count]``. Nothing is clipped.
+
+    Examples
+    --------
+    >>> c, k = check_counts([[3, 1]], 4)
+    >>> k.tolist()
+    [[4, 4]]
+    """
+    c = np.asarray(correct, dtype=float)
+    k = np.asarray(count, dtype=float)
+    try:
+        c, k = np.broadcast_arrays(c, k)
+    except ValueError:
+        raise DataError(
+            f"{source}: correct {c.shape} and count {k.shape} do not broadcast together"
+        ) from None
+    if c.ndim == 0 or c.shape[-1] == 0:
+        raise DataError(f"{source}: no questions (the last axis must hold the questions)")
+    if not np.all(np.isfinite(c)):
+        raise DataError(f"{source}: correct has NaN or infinite entries; nothing is imputed")
+    if not np.all(np.isfinite(k)) or np.any(k < 0) or np.any(k != np.round(k)):
+        raise DataError(f"{source}: count must hold whole numbers >= 0 (0 = no result)")
+    bad = (c < 0) | (c > k)
+    if bad.any():
+        cell = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise DataError(
+            f"{source}: cell {cell}: correct={c[cell]:g} is outside [0, count={k[cell]:g}]"
+        )
+    if require_answered:
+        empty = ~(k > 0).any(axis=-1)
+        if empty.any():
+            first = tuple(int(i) for i in np.argwhere(empty)[0])
+            raise DataError(
+                f"{source}: model {first} has no answered question (count == 0 everywhere); "
+                "drop it first"
+            )
+    return c.copy(), k.astype(np.int64)
+
+
+def beta_binomial_counts(ds: xr.Dataset) -> tuple[np.ndarray, np.ndarray]:
+    """``(correct, count)`` arrays for the Beta-Binomial models, or a clear refusal.
+
+    The Beta-Binomial likelihood needs whole numbers correct out of K samples: a dataset of
+    fractional ``pass1`` values without counts, or of fractional sample scores, is refused (the
+    frequentist estimators accept both).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c, k = beta_binomial_counts(from_arrays(np.array([[2, 1]]), np.array([[2, 2]])))
+    >>> c.tolist()
+    [[2.0, 1.0]]
+    """
+    source = attr(ds, "source")
+    if not attr(ds, "counts_known"):
+        raise DataError(
+            f"{source}: the scores are fractional pass1 values without the number of samples "
+            "behind them; the Beta-Binomial model needs counts (correct out of K). Load a count "
+            "table or per-sample rows, or use the frequentist commands (noise, pairs), which "
+            "treat each value as one draw."
+        )
+    c, k = check_counts(
+        ds["correct"].transpose(MODEL, QUESTION).values,
+        ds["count"].transpose(MODEL, QUESTION).values,
+        source=source,
+    )
+    if not attr(ds, "binary") or np.any(c != np.round(c)):
+        raise DataError(
+            f"{source}: sample scores are not all 0/1 (partial credit); the Beta-Binomial "
+            "model needs whole numbers correct out of K. Use the frequentist commands "
+            "(noise, pairs), which handle fractional scores."
+        )
+    return c, k
+
+
+def from_arrays(
+    correct,
+    count,
+    *,
+    models: Iterable[str] | None = None,
+    questions: Iterable[str] | None = None,
+    sum_sq=None,
+    benchmark: str = ATTR_DEFAULTS["benchmark"],
+    source: str = "arrays",
+    counts_known: bool = True,
+) -> xr.Dataset:
+    """Build the standard dataset from (model, question) arrays of correct counts and samples.
+
+    Parameters
+    ----------
+    correct : array_like, shape (M, N) or (N,)
+        Sum of scores per cell (number correct for 0/1 scores).
+    count : array_like, same shape
+        Number of samples per cell; 0 marks a cell with no result.
+    models, questions : iterable of str, optional
+        Coordinate labels; default ``m0, m1, ...`` and ``q0, q1, ...``.
+    sum_sq : array_like, optional
+        Sum of squared scores per cell; defaults to ``correct`` (0/1 scores).
+    benchmark, source : str
+        Stored as attributes.
+    counts_known : bool
+        False when ``count`` is not the real number of samples (see module docs).
+
+    Returns
+    -------
+    xarray.Dataset
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayesnoise.data import from_arrays
+    >>> ds = from_arrays(np.array([[3, 1], [2, 2]]), np.array([[4, 4], [4, 4]]), models=["a", "b"])
+    >>> ds.sizes["question"]
+    2
+    """
+    correct = np.atleast_2d(np.asarray(correct, dtype=float))
+    count = np.atleast_2d(np.asarray(count))
+    if correct.shape != count.shape:
+        raise DataError(f"{source}: correct has shape {correct.shape} but count has {count.shape}")
+    correct, count = check_counts(correct, count, source=source)
+    sum_sq = correct.copy() if sum_sq is None else np.atleast_2d(np.asarray(sum_sq, dtype=float))
+    binary = bool(np.all(sum_sq == correct) and np.all(correct == np.round(correct)))
+    n_models, n_questions = correct.shape
+    dims = (MODEL, QUESTION)
+    ds = xr.Dataset(
+        {"correct": (dims, correct), "count": (dims, count), "sum_sq": (dims, sum_sq)},
+        coords={
+            MODEL: name_list(models, n_models, "m"),
+            QUESTION: name_list(questions, n_questions, "q"),
+        },
+        attrs={
+            "benchmark": benchmark,
+            "source": source,
+            "binary": binary,
+            "counts_known": bool(counts_known),
+        },
+    )
+    ds["correct"].attrs["description"] = "sum of sample scores (number correct for 0/1 scores)"
+    ds["count"].attrs["description"] = "number of samples K; 0 = no result for this cell"
+    ds["sum_sq"].attrs["description"] = "sum of squared sample scores"
+    return ds
+
+
+def check_dataset(ds: xr.Dataset) -> xr.Dataset:
+    """Check that ``ds`` follows the contract (variables and dims); return it unchanged."""
+    missing = {"correct", "count", "sum_sq"} - set(ds.data_vars)
+    if missing or set(ds["correct"].dims) != {MODEL, QUESTION}:
+        raise DataError(
+            "Dataset needs variables correct, count, sum_sq over (model, question); "
+            f"missing {sorted(missing)}"
+        )
+    return ds

@@ -1,0 +1,140 @@
+"""Readers for long tables: per-sample rows, count tables and Eval-Arena records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from bayesnoise._common import fmt_value as _fmt
+from bayesnoise.data import DataError, from_arrays
+
+from ._rows import _check_duplicates, _numeric, _prepare, _reject, _Where
+
+__all__ = ["classify", "from_arena", "from_counts", "from_samples"]
+
+# Relative tolerance for "pass1 * count is a whole number": pass1 is printed with ~10 digits.
+_WHOLE_TOL = 1e-6
+
+
+def classify(columns: Iterable[str]) -> str:
+    cols = set(columns)
+    if not {"model", "example_id"} <= cols:
+        return "unknown"
+    if {"sample", "correct"} <= cols:
+        return "samples"
+    if "count" in cols and ("correct" in cols or "pass1" in cols):
+        return "counts"
+    if "pass1" in cols:
+        return "arena"
+    return "unknown"
+
+
+def _pivot(
+    models: np.ndarray, questions: np.ndarray, fields: dict[str, np.ndarray]
+) -> tuple[list[str], list[str], dict[str, np.ndarray]]:
+    """Scatter long rows into (model, question) arrays, in order of first appearance."""
+    m_codes, m_names = pd.factorize(models)
+    q_codes, q_names = pd.factorize(questions)
+    shape = (len(m_names), len(q_names))
+    out = {}
+    for key, values in fields.items():
+        arr = np.zeros(shape, dtype=np.int64 if key == "count" else float)
+        np.add.at(arr, (m_codes, q_codes), values)
+        out[key] = arr
+    return [str(m) for m in m_names], [str(q) for q in q_names], out
+
+
+def from_samples(df: pd.DataFrame, *, name: str = "DataFrame", first_line: int | None = None,
+                 benchmark: str | None = None) -> xr.Dataset:  # fmt: skip
+    """Dataset from a long per-sample table with columns ``model, example_id, sample, correct``.
+
+    Scores may be 0/1 or fractions in [0, 1]; K may differ per cell.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayesnoise.data import from_samples
+    >>> df = pd.DataFrame({"model": ["a"] * 4, "example_id": [1, 1, 2, 2],
+    ...                    "sample": [0, 1, 0, 1], "correct": [1, 0, 1, 1]})
+    >>> int(from_samples(df)["count"].sum())
+    4
+    """
+    df, bench, where = _prepare(df, name, first_line, benchmark)
+    score = _numeric(df, "correct", where)
+    _check_range(score, "correct", where)
+    _check_duplicates(df, ["model", "example_id", "sample"], where)
+    models, questions, arrays = _pivot(
+        df["model"].astype(str).to_numpy(),
+        df["example_id"].astype(str).to_numpy(),
+        {"correct": score, "count": np.ones(len(df), dtype=np.int64), "sum_sq": score**2},
+    )
+    return from_arrays(arrays["correct"], arrays["count"], sum_sq=arrays["sum_sq"], models=models,
+                       questions=questions, benchmark=bench, source=name)  # fmt: skip
+
+
+def _check_range(values: np.ndarray, column: str, where: _Where) -> None:
+    bad = (values < 0) | (values > 1)
+    _reject(bad, where, lambda i: f"{column}={_fmt(values[i])} is outside [0, 1] "
+            f"({int(bad.sum())} such rows); scores are not clipped")  # fmt: skip
+
+
+def from_counts(
+    df: pd.DataFrame, name: str, first_line: int | None, benchmark: str | None
+) -> xr.Dataset:
+    df, bench, where = _prepare(df, name, first_line, benchmark)
+    count = _numeric(df, "count", where)
+    _reject((count != np.round(count)) | (count < 1), where,
+            lambda i: f"count={_fmt(count[i])} is not a whole number >= 1")  # fmt: skip
+    if "correct" in df.columns:
+        correct = _numeric(df, "correct", where)
+        _reject((correct != np.round(correct)) | (correct < 0), where,
+                lambda i: f"correct={_fmt(correct[i])} is not a whole number >= 0")  # fmt: skip
+        _reject(correct > count, where,
+                lambda i: f"correct={correct[i]:g} exceeds count={count[i]:g}")  # fmt: skip
+        if "pass1" in df.columns:
+            pass1 = _numeric(df, "pass1", where)
+            _reject(
+                np.abs(pass1 * count - correct) > _WHOLE_TOL * np.maximum(count, 1), where,
+                lambda i: f"pass1={_fmt(pass1[i])} disagrees with correct/count="
+                f"{correct[i]:g}/{count[i]:g}",
+            )  # fmt: skip
+    else:
+        pass1 = _numeric(df, "pass1", where)
+        _check_range(pass1, "pass1", where)
+        raw = pass1 * count
+        correct = np.round(raw)
+        _reject(
+            np.abs(raw - correct) > _WHOLE_TOL * np.maximum(count, 1), where,
+            lambda i: f"pass1*count={_fmt(raw[i])} is not a whole number of correct samples "
+            f"(pass1={_fmt(pass1[i])}, count={count[i]:g})",
+        )  # fmt: skip
+    _check_duplicates(df, ["model", "example_id"], where)
+    models, questions, arrays = _pivot(
+        df["model"].astype(str).to_numpy(),
+        df["example_id"].astype(str).to_numpy(),
+        {"correct": correct, "count": count.astype(np.int64)},
+    )
+    return from_arrays(arrays["correct"], arrays["count"], models=models, questions=questions,
+                       benchmark=bench, source=name)  # fmt: skip
+
+
+def from_arena(
+    df: pd.DataFrame, name: str, first_line: int | None, benchmark: str | None
+) -> xr.Dataset:
+    df, bench, where = _prepare(df, name, first_line, benchmark)
+    pass1 = _numeric(df, "pass1", where)
+    _check_range(pass1, "pass1", where)
+    _check_duplicates(df, ["model", "example_id"], where)
+    binary = bool(np.all((pass1 == 0) | (pass1 == 1)))
+    models, questions, arrays = _pivot(
+        df["model"].astype(str).to_numpy(),
+        df["example_id"].astype(str).to_numpy(),
+        {"correct": pass1, "count": np.ones(len(df), dtype=np.int64)},
+    )
+    # A fractional pass1 is kept as one draw with expected score pass1: sum_sq = correct makes the
+    # within-cell variance p(1 - p), the variance of a single Bernoulli(p) answer.
+    return from_arrays(arrays["correct"], arrays["count"], models=models, questions=questions,
+                       benchmark=bench, source=name, counts_known=binary)  # fmt: skip

@@ -1,0 +1,1 @@
+"""Simulation studies of the package's intervals (not library API): run by tests and benchmarks."""
