@@ -14,14 +14,35 @@ from scipy import special
 
 __all__ = [
     "ConfidenceInterval",
+    "OptionalDependencyError",
     "check_confidence_level",
     "fmt_value",
     "name_list",
     "pair_table",
+    "require",
     "tail_probabilities",
     "triu_pairs",
     "z_from_level",
 ]
+
+
+class OptionalDependencyError(ImportError):
+    """An optional package is needed for what was asked; the message names the extra to install."""
+
+
+def require(module: str, extra: str, purpose: str) -> None:
+    """Raise :class:`OptionalDependencyError` unless ``module`` can be imported.
+
+    Examples
+    --------
+    >>> require("numpy", "test", "arrays")
+    """
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise OptionalDependencyError(
+            f"{purpose} needs the optional package {module!r}: pip install 'bayesnoise[{extra}]'"
+        )
 
 
 @dataclass(frozen=True)
