@@ -83,7 +83,9 @@ def check_confidence_level(confidence_level: float) -> float:
     try:
         level = float(confidence_level)
     except (TypeError, ValueError):
-        raise ValueError(f"confidence_level must be a number in (0, 1), got {confidence_level!r}")
+        raise ValueError(
+            f"confidence_level must be a number in (0, 1), got {confidence_level!r}"
+        ) from None
     if not 0.0 < level < 1.0:
         raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
     return level
@@ -105,8 +107,8 @@ def tail_probabilities(confidence_level: float) -> tuple[float, float]:
 
     Examples
     --------
-    >>> tail_probabilities(0.9)
-    (0.05, 0.95)
+    >>> [round(p, 3) for p in tail_probabilities(0.9)]
+    [0.05, 0.95]
     """
     level = check_confidence_level(confidence_level)
     return (1.0 - level) / 2.0, (1.0 + level) / 2.0

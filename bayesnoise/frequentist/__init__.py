@@ -1,8 +1,14 @@
 """Frequentist noise estimators (DESIGN.md section 2): numpy core in ``_core``, table wrappers here."""
 
 from bayesnoise.frequentist.arena import ARENA_COLUMNS, arena_summary
-from bayesnoise.frequentist.intervals import proportion_interval
-from bayesnoise.frequentist.noise import PAIR_COLUMNS, model_noise, pair_noise, pair_noise_dataset
+from bayesnoise.frequentist.intervals import accuracy_interval, proportion_interval
+from bayesnoise.frequentist.noise import (
+    MODEL_COLUMNS,
+    PAIR_COLUMNS,
+    model_noise,
+    pair_noise,
+    pair_noise_dataset,
+)
 from bayesnoise.frequentist.paired import PairedTestResult, paired_test
 from bayesnoise.frequentist.power import (
     meta_z,
@@ -14,8 +20,10 @@ from bayesnoise.frequentist.power import (
 
 __all__ = [
     "ARENA_COLUMNS",
+    "MODEL_COLUMNS",
     "PAIR_COLUMNS",
     "PairedTestResult",
+    "accuracy_interval",
     "arena_summary",
     "meta_z",
     "minimum_detectable_difference",

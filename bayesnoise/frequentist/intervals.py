@@ -65,3 +65,60 @@ def proportion_interval(successes, n, *, confidence_level: float = 0.95, method:
         half = z * np.sqrt(phat * (1 - phat) / n)
         low, high = np.clip(phat - half, 0, 1), np.clip(phat + half, 0, 1)
     return np.asarray(low, dtype=float)[()], np.asarray(high, dtype=float)[()]
+
+
+def accuracy_interval(accuracy, var_mean, n_questions, *, confidence_level: float = 0.95):
+    """Interval for a model's accuracy on the population of questions.
+
+    Parameters
+    ----------
+    accuracy : array_like
+        Observed accuracy (mean over questions of the K-averaged per-question scores).
+    var_mean : array_like
+        Variance over questions of the K-averaged per-question scores (ddof=0).
+    n_questions : array_like
+        Number of questions.
+    confidence_level : float, default 0.95
+
+    Returns
+    -------
+    low, high : numpy.ndarray
+
+    Examples
+    --------
+    >>> low, high = accuracy_interval(0.5, 0.25, 100)
+    >>> round(float(high - low), 3)
+    0.196
+    """
+    half = z_from_level(confidence_level) * np.sqrt(np.asarray(var_mean) / n_questions)
+    return np.asarray(accuracy - half)[()], np.asarray(accuracy + half)[()]
+
+
+def difference_interval(
+    accuracy_a, accuracy_b, var_a, var_b, var_difference, n_questions, *,
+    confidence_level: float = 0.95,
+):  # fmt: skip
+    """Interval for the paired difference of two models' population accuracies (a - b).
+
+    Parameters
+    ----------
+    accuracy_a, accuracy_b : array_like
+        Observed accuracies on the same questions.
+    var_a, var_b, var_difference : array_like
+        Variances over questions (ddof=0) of the K-averaged scores of a, of b and of a - b.
+    n_questions : array_like
+    confidence_level : float, default 0.95
+
+    Returns
+    -------
+    low, high : numpy.ndarray
+
+    Examples
+    --------
+    >>> low, high = difference_interval(0.6, 0.5, 0.24, 0.25, 0.09, 400)
+    >>> round(float(high - low), 3)
+    0.059
+    """
+    d = np.asarray(accuracy_a) - np.asarray(accuracy_b)
+    half = z_from_level(confidence_level) * np.sqrt(np.asarray(var_difference) / n_questions)
+    return np.asarray(d - half)[()], np.asarray(d + half)[()]

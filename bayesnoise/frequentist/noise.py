@@ -9,9 +9,10 @@ import pandas as pd
 import xarray as xr
 from scipy import special
 
-from bayesnoise._common import pair_table
-from bayesnoise.data import MODEL, attr, complete
+from bayesnoise._common import pair_table, triu_pairs
+from bayesnoise.data import MODEL, DataError, attr, complete
 from bayesnoise.frequentist import _core
+from bayesnoise.frequentist.intervals import accuracy_interval, difference_interval
 
 MODEL_A, MODEL_B = "model_a", "model_b"
 
@@ -55,7 +56,13 @@ def _split_note(ds: xr.Dataset, comps: dict) -> str | None:
     )
 
 
-def model_noise(ds: xr.Dataset, *, correction: bool = True) -> pd.DataFrame:
+MODEL_COLUMNS = ["model", "questions", "samples_per_question", "accuracy", "se_total", "se_data",
+                 "se_prediction", "se_mean"]  # fmt: skip
+
+
+def model_noise(
+    ds: xr.Dataset, *, correction: bool = True, confidence_level: float | None = None
+) -> pd.DataFrame:
     """Per-model accuracy and total / data / prediction noise (DESIGN.md section 2).
 
     Parameters
@@ -66,6 +73,9 @@ def model_noise(ds: xr.Dataset, *, correction: bool = True) -> pd.DataFrame:
         Apply the small-K correction (paper eq. 22-23). ``False`` gives the uncorrected estimators
         data = var_i(p_i), prediction = mean_i(w_i) (what the all-the-noises model tables report;
         biased by a 1/(K-1) share of the prediction variance).
+    confidence_level : float, optional
+        Add ``accuracy_low``, ``accuracy_high``: an interval for the accuracy on the population
+        of questions (see :func:`accuracy_interval`).
 
     Returns
     -------
@@ -106,6 +116,11 @@ def model_noise(ds: xr.Dataset, *, correction: bool = True) -> pd.DataFrame:
             "se_mean": _core.se(comps["var_mean"], n),
         }
     )
+    if confidence_level is not None:
+        low, high = accuracy_interval(
+            df["accuracy"].to_numpy(), comps["var_mean"], n, confidence_level=confidence_level
+        )
+        df["accuracy_low"], df["accuracy_high"] = low, high
     note = _split_note(ds, comps)
     if note:
         warnings.warn(note, UserWarning, stacklevel=2)
@@ -141,6 +156,11 @@ def pair_noise_dataset(
     >>> bool(np.allclose(out.difference, -out.difference.T))
     True
     """
+    if ds.sizes[MODEL] < 2:
+        raise DataError(
+            f"{attr(ds, 'source')}: pairs need at least two models; it holds "
+            f"{ds.sizes[MODEL]} ({', '.join(map(str, ds[MODEL].values))})"
+        )
     ds = complete(ds, on_missing=on_missing)
     _warn_small_n(ds, ds.sizes["question"])
     p, w, k = _arrays(ds)
@@ -170,6 +190,7 @@ def pair_noise_dataset(
             "p_mcnemar": (dims, _symmetric(_core.mcnemar_pvalue, wins)),
             "correlation": (dims, comps["correlation"]),
             "accuracy": (MODEL, comps["model"]["accuracy"]),
+            "var_mean_model": (MODEL, comps["model"]["var_mean"]),
         },
         coords={MODEL_A: names, MODEL_B: names, MODEL: names},
         attrs={
@@ -222,6 +243,7 @@ def pair_noise(
     max_difference: float | None = None,
     n_boot: int = 0,
     random_seed: int | None = 0,
+    confidence_level: float | None = None,
 ) -> pd.DataFrame:
     """Tidy table of all unordered model pairs (a before b in the dataset's model order).
 
@@ -237,6 +259,10 @@ def pair_noise(
     n_boot : int, default 0
         Paired bootstrap replicates; adds a ``se_bootstrap`` column when > 0.
     random_seed : int, optional
+        Seed of the bootstrap.
+    confidence_level : float, optional
+        Add ``difference_low``, ``difference_high``: an interval for the difference of the two
+        models' accuracies on the population of questions (see :func:`difference_interval`).
 
     Returns
     -------
@@ -264,6 +290,14 @@ def pair_noise(
     )
     extra = ["total", "data", "prediction"] + (["se_bootstrap"] if n_boot > 0 else [])
     df = _pair_rows(mat, [*PAIR_COLUMNS[4:], *extra])
+    if confidence_level is not None:
+        var = mat["var_mean_model"].values
+        ia, ib = triu_pairs(mat.sizes[MODEL])
+        df["difference_low"], df["difference_high"] = difference_interval(
+            df["accuracy_a"].to_numpy(), df["accuracy_b"].to_numpy(), var[ia], var[ib],
+            mat["var_mean"].values[ia, ib], mat.attrs["questions"],
+            confidence_level=confidence_level,
+        )  # fmt: skip
     if max_difference is not None:
         df = df[np.abs(df["difference"]) <= max_difference].reset_index(drop=True)
     return df

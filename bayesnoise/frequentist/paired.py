@@ -9,7 +9,6 @@ import xarray as xr
 from scipy import stats
 
 from bayesnoise._common import ConfidenceInterval, z_from_level
-
 from bayesnoise.data import MODEL, complete
 from bayesnoise.frequentist import _core
 from bayesnoise.frequentist.noise import pair_noise_dataset

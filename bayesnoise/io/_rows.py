@@ -10,6 +10,8 @@ import pandas as pd
 from bayesnoise._common import fmt_value as _fmt
 from bayesnoise.data import DataError
 
+_ID_COLUMNS = ("model", "example_id")
+
 
 class _Where:
     """Formats 'file, line L (model=..., example_id=...)' for error messages."""
@@ -103,16 +105,3 @@ def _stem(name: str) -> str:
     for ext in (".gz", ".csv", ".jsonl", ".ndjson", ".json", ".parquet"):
         base = base.removesuffix(ext)
     return base
-
-
-def _classify(columns: Iterable[str]) -> str:
-    cols = set(columns)
-    if not {"model", "example_id"} <= cols:
-        return "unknown"
-    if {"sample", "correct"} <= cols:
-        return "samples"
-    if "count" in cols and ("correct" in cols or "pass1" in cols):
-        return "counts"
-    if "pass1" in cols:
-        return "arena"
-    return "unknown"

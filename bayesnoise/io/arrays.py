@@ -20,7 +20,7 @@ def from_sample_array(scores: xr.DataArray, *, benchmark: str = "benchmark") -> 
     Examples
     --------
     >>> import numpy as np, xarray as xr
-    >>> from bayesnoise.data import from_sample_array
+    >>> from bayesnoise.io import from_sample_array
     >>> a = xr.DataArray([[[1, 0, np.nan], [1, 1, 1]]], dims=("model", "question", "sample"),
     ...                  coords={"model": ["m"], "question": ["q1", "q2"]})
     >>> from_sample_array(a)["count"].values.tolist()
@@ -59,7 +59,7 @@ def from_wide(
     Examples
     --------
     >>> import pandas as pd
-    >>> from bayesnoise.data import from_wide
+    >>> from bayesnoise.io import from_wide
     >>> wide = pd.DataFrame({"a": [1, 0, 1], "b": [1, 1, 0]}, index=["q1", "q2", "q3"])
     >>> from_wide(wide)["correct"].sum("question").values.tolist()
     [2.0, 2.0]

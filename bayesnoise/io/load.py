@@ -32,7 +32,7 @@ def _bad_json_line(path: Path) -> str:
             if not line.strip():
                 continue
             try:
-                json.loads(line)
+                json.loads(line.rstrip("\r\n"))
             except json.JSONDecodeError as err:
                 shown = line.strip()[:60]
                 return f"line {number} is not valid JSON ({err.msg}): {shown!r}"

@@ -9,7 +9,7 @@ import pandas as pd
 import xarray as xr
 
 from bayesnoise._common import fmt_value as _fmt
-from bayesnoise.data import DataError, from_arrays
+from bayesnoise.data import from_arrays
 
 from ._rows import _check_duplicates, _numeric, _prepare, _reject, _Where
 
@@ -56,7 +56,7 @@ def from_samples(df: pd.DataFrame, *, name: str = "DataFrame", first_line: int |
     Examples
     --------
     >>> import pandas as pd
-    >>> from bayesnoise.data import from_samples
+    >>> from bayesnoise.io import from_samples
     >>> df = pd.DataFrame({"model": ["a"] * 4, "example_id": [1, 1, 2, 2],
     ...                    "sample": [0, 1, 0, 1], "correct": [1, 0, 1, 1]})
     >>> int(from_samples(df)["count"].sum())
