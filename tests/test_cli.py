@@ -10,10 +10,31 @@ import pytest
 
 from bayesnoise.cli import main
 
-NOISE = ["model", "questions", "samples_per_question", "accuracy", "se_total", "se_data",
-         "se_prediction", "se_mean"]  # fmt: skip
-PAIRS = ["model_a", "model_b", "accuracy_a", "accuracy_b", "difference", "se_total", "se_data",
-         "se_prediction", "se_mean", "z", "p_sign_test", "p_mcnemar", "correlation"]  # fmt: skip
+NOISE = [
+    "model",
+    "questions",
+    "samples_per_question",
+    "accuracy",
+    "se_total",
+    "se_data",
+    "se_prediction",
+    "se_mean",
+]
+PAIRS = [
+    "model_a",
+    "model_b",
+    "accuracy_a",
+    "accuracy_b",
+    "difference",
+    "se_total",
+    "se_data",
+    "se_prediction",
+    "se_mean",
+    "z",
+    "p_sign_test",
+    "p_mcnemar",
+    "correlation",
+]
 ARENA = ["benchmark", "models", "questions", "p5_min", "p5_max", "p5_min_count", "p5_max_count"]
 
 
@@ -117,12 +138,15 @@ def test_pairs_on_one_model_is_an_error(capsys, tmp_path):
     assert err.startswith("error: ") and "pairs need at least two models" in err and "only" in err
 
 
-@pytest.mark.parametrize(("suffix", "check"), [
-    (".csv", lambda text: pd.read_csv(io.StringIO(text)).columns.tolist()[:2] == NOISE[:2]),
-    (".tsv", lambda text: text.split("\n")[0].split("\t")[:2] == NOISE[:2]),
-    (".json", lambda text: list(json.loads(text)[0])[:2] == NOISE[:2]),
-    (".txt", lambda text: text.split()[:2] == NOISE[:2] and "," not in text.split("\n")[0]),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("suffix", "check"),
+    [
+        (".csv", lambda text: pd.read_csv(io.StringIO(text)).columns.tolist()[:2] == NOISE[:2]),
+        (".tsv", lambda text: text.split("\n")[0].split("\t")[:2] == NOISE[:2]),
+        (".json", lambda text: list(json.loads(text)[0])[:2] == NOISE[:2]),
+        (".txt", lambda text: text.split()[:2] == NOISE[:2] and "," not in text.split("\n")[0]),
+    ],
+)
 def test_output_format_follows_the_extension(crux, tmp_path, suffix, check):
     out = tmp_path / f"result{suffix}"
     assert main(["noise", crux, "--output", str(out)]) == 0

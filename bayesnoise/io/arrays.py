@@ -41,11 +41,14 @@ def from_sample_array(scores: xr.DataArray, *, benchmark: str = "benchmark") -> 
         )
     filled = np.where(drawn, values, 0.0)
     return from_arrays(
-        filled.sum(axis=-1), drawn.sum(axis=-1), sum_sq=(filled**2).sum(axis=-1),
+        filled.sum(axis=-1),
+        drawn.sum(axis=-1),
+        sum_sq=(filled**2).sum(axis=-1),
         models=scores[MODEL].values if MODEL in scores.coords else None,
         questions=scores[QUESTION].values if QUESTION in scores.coords else None,
-        benchmark=benchmark, source="DataArray",
-    )  # fmt: skip
+        benchmark=benchmark,
+        source="DataArray",
+    )
 
 
 def from_wide(
@@ -75,13 +78,21 @@ def from_wide(
     out = (values < 0) | (values > 1)
     if out.any():
         q, m = np.argwhere(out)[0]
-        raise DataError(f"{name}: question {df.index[q]!r}, model {df.columns[m]!r}: "
-                        f"score {_fmt(values[q, m])} is outside [0, 1]")  # fmt: skip
+        raise DataError(
+            f"{name}: question {df.index[q]!r}, model {df.columns[m]!r}: "
+            f"score {_fmt(values[q, m])} is outside [0, 1]"
+        )
     for axis, labels in (("question", df.index), ("model", df.columns)):
         dup = pd.Index(labels).duplicated()
         if dup.any():
             raise DataError(f"{name}: duplicate {axis} {labels[int(np.flatnonzero(dup)[0])]!r}")
     binary = bool(np.all((values == 0) | (values == 1)))
-    return from_arrays(values.T, np.ones(values.T.shape, dtype=np.int64), models=df.columns,
-                       questions=df.index, benchmark=benchmark, source=name,
-                       counts_known=binary)  # fmt: skip
+    return from_arrays(
+        values.T,
+        np.ones(values.T.shape, dtype=np.int64),
+        models=df.columns,
+        questions=df.index,
+        benchmark=benchmark,
+        source=name,
+        counts_known=binary,
+    )

@@ -46,9 +46,17 @@ def read_table(path: Path) -> tuple[pd.DataFrame, int]:
     for a missing, empty, binary or malformed file.
     """
     suffix = _suffix(path)
-    kinds = {".csv": "csv", ".csv.gz": "csv", ".jsonl": "jsonl", ".jsonl.gz": "jsonl",
-             ".ndjson": "jsonl", ".ndjson.gz": "jsonl", ".json": "json", ".json.gz": "json",
-             ".parquet": "parquet"}  # fmt: skip
+    kinds = {
+        ".csv": "csv",
+        ".csv.gz": "csv",
+        ".jsonl": "jsonl",
+        ".jsonl.gz": "jsonl",
+        ".ndjson": "jsonl",
+        ".ndjson.gz": "jsonl",
+        ".json": "json",
+        ".json.gz": "json",
+        ".parquet": "parquet",
+    }
     kind = kinds.get(suffix)
     if kind is None:
         raise DataError(

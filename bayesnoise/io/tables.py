@@ -47,8 +47,13 @@ def _pivot(
     return [str(m) for m in m_names], [str(q) for q in q_names], out
 
 
-def from_samples(df: pd.DataFrame, *, name: str = "DataFrame", first_line: int | None = None,
-                 benchmark: str | None = None) -> xr.Dataset:  # fmt: skip
+def from_samples(
+    df: pd.DataFrame,
+    *,
+    name: str = "DataFrame",
+    first_line: int | None = None,
+    benchmark: str | None = None,
+) -> xr.Dataset:
     """Dataset from a long per-sample table with columns ``model, example_id, sample, correct``.
 
     Scores may be 0/1 or fractions in [0, 1]; K may differ per cell.
@@ -71,14 +76,27 @@ def from_samples(df: pd.DataFrame, *, name: str = "DataFrame", first_line: int |
         df["example_id"].astype(str).to_numpy(),
         {"correct": score, "count": np.ones(len(df), dtype=np.int64), "sum_sq": score**2},
     )
-    return from_arrays(arrays["correct"], arrays["count"], sum_sq=arrays["sum_sq"], models=models,
-                       questions=questions, benchmark=bench, source=name)  # fmt: skip
+    return from_arrays(
+        arrays["correct"],
+        arrays["count"],
+        sum_sq=arrays["sum_sq"],
+        models=models,
+        questions=questions,
+        benchmark=bench,
+        source=name,
+    )
 
 
 def _check_range(values: np.ndarray, column: str, where: _Where) -> None:
     bad = (values < 0) | (values > 1)
-    _reject(bad, where, lambda i: f"{column}={_fmt(values[i])} is outside [0, 1] "
-            f"({int(bad.sum())} such rows); scores are not clipped")  # fmt: skip
+    _reject(
+        bad,
+        where,
+        lambda i: (
+            f"{column}={_fmt(values[i])} is outside [0, 1] "
+            f"({int(bad.sum())} such rows); scores are not clipped"
+        ),
+    )
 
 
 def from_counts(
@@ -86,39 +104,58 @@ def from_counts(
 ) -> xr.Dataset:
     df, bench, where = _prepare(df, name, first_line, benchmark)
     count = _numeric(df, "count", where)
-    _reject((count != np.round(count)) | (count < 1), where,
-            lambda i: f"count={_fmt(count[i])} is not a whole number >= 1")  # fmt: skip
+    _reject(
+        (count != np.round(count)) | (count < 1),
+        where,
+        lambda i: f"count={_fmt(count[i])} is not a whole number >= 1",
+    )
     if "correct" in df.columns:
         correct = _numeric(df, "correct", where)
-        _reject((correct != np.round(correct)) | (correct < 0), where,
-                lambda i: f"correct={_fmt(correct[i])} is not a whole number >= 0")  # fmt: skip
-        _reject(correct > count, where,
-                lambda i: f"correct={correct[i]:g} exceeds count={count[i]:g}")  # fmt: skip
+        _reject(
+            (correct != np.round(correct)) | (correct < 0),
+            where,
+            lambda i: f"correct={_fmt(correct[i])} is not a whole number >= 0",
+        )
+        _reject(
+            correct > count, where, lambda i: f"correct={correct[i]:g} exceeds count={count[i]:g}"
+        )
         if "pass1" in df.columns:
             pass1 = _numeric(df, "pass1", where)
             _reject(
-                np.abs(pass1 * count - correct) > _WHOLE_TOL * np.maximum(count, 1), where,
-                lambda i: f"pass1={_fmt(pass1[i])} disagrees with correct/count="
-                f"{correct[i]:g}/{count[i]:g}",
-            )  # fmt: skip
+                np.abs(pass1 * count - correct) > _WHOLE_TOL * np.maximum(count, 1),
+                where,
+                lambda i: (
+                    f"pass1={_fmt(pass1[i])} disagrees with correct/count="
+                    f"{correct[i]:g}/{count[i]:g}"
+                ),
+            )
     else:
         pass1 = _numeric(df, "pass1", where)
         _check_range(pass1, "pass1", where)
         raw = pass1 * count
         correct = np.round(raw)
         _reject(
-            np.abs(raw - correct) > _WHOLE_TOL * np.maximum(count, 1), where,
-            lambda i: f"pass1*count={_fmt(raw[i])} is not a whole number of correct samples "
-            f"(pass1={_fmt(pass1[i])}, count={count[i]:g})",
-        )  # fmt: skip
+            np.abs(raw - correct) > _WHOLE_TOL * np.maximum(count, 1),
+            where,
+            lambda i: (
+                f"pass1*count={_fmt(raw[i])} is not a whole number of correct samples "
+                f"(pass1={_fmt(pass1[i])}, count={count[i]:g})"
+            ),
+        )
     _check_duplicates(df, ["model", "example_id"], where)
     models, questions, arrays = _pivot(
         df["model"].astype(str).to_numpy(),
         df["example_id"].astype(str).to_numpy(),
         {"correct": correct, "count": count.astype(np.int64)},
     )
-    return from_arrays(arrays["correct"], arrays["count"], models=models, questions=questions,
-                       benchmark=bench, source=name)  # fmt: skip
+    return from_arrays(
+        arrays["correct"],
+        arrays["count"],
+        models=models,
+        questions=questions,
+        benchmark=bench,
+        source=name,
+    )
 
 
 def from_arena(
@@ -136,5 +173,12 @@ def from_arena(
     )
     # A fractional pass1 is kept as one draw with expected score pass1: sum_sq = correct makes the
     # within-cell variance p(1 - p), the variance of a single Bernoulli(p) answer.
-    return from_arrays(arrays["correct"], arrays["count"], models=models, questions=questions,
-                       benchmark=bench, source=name, counts_known=binary)  # fmt: skip
+    return from_arrays(
+        arrays["correct"],
+        arrays["count"],
+        models=models,
+        questions=questions,
+        benchmark=bench,
+        source=name,
+        counts_known=binary,
+    )
