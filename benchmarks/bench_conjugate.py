@@ -21,15 +21,18 @@ from pathlib import Path
 
 import numpy as np
 
+from bayesnoise._common import z_from_level
 from bayesnoise.conjugate import (
     all_pairs_difference,
+    beta_central_moments,
     finite_sample_posterior,
     fit_empirical_bayes,
+    integrated_moments,
     population_difference,
     population_posterior,
     posterior_pairs_table,
+    question_posteriors,
 )
-from bayesnoise.conjugate.hierarchy import integrated_moments
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -57,16 +60,15 @@ def synthetic(m=100, n=1000, seed=0):
 
 def closed_form_all(c, k):
     fit = fit_empirical_bayes(c, k, warn=False)
-    mom = integrated_moments(c, k, k > 0, fit)
+    mom = integrated_moments(c, k, fit)
     pop = population_posterior(fit, draws=1000)
     return fit, mom, pop
 
 
 def paired_all(c, k):
     fit = fit_empirical_bayes(c, k, warn=False)
-    mom = integrated_moments(c, k, k > 0, fit)
-    m, v = mom["ubar"]
-    pairs = all_pairs_difference(m, v)  # exact moments, normal P(A > B)
+    mom = integrated_moments(c, k, fit)
+    pairs = all_pairs_difference(mom.ubar_mean, mom.ubar_var)  # exact moments, normal P(A > B)
     pop = population_difference(c / k, draws=2000)
     return pairs, pop
 
@@ -100,10 +102,7 @@ def bench():
 def _posterior_draw_bb_sd(c, k):
     """SD of a Bayesian bootstrap over posterior draws of u_A - u_B (closed form; rejected)."""
     fit = fit_empirical_bayes(c, k, warn=False)
-    a = fit.mu[:, None] * fit.kappa[:, None] + c
-    b = (1 - fit.mu[:, None]) * fit.kappa[:, None] + k - c
-    m = a / (a + b)
-    v = a * b / ((a + b) ** 2 * (a + b + 1))
+    m, v, _, _ = beta_central_moments(*question_posteriors(c, k, fit.mu, fit.kappa))
     n = c.shape[1]
     mc = m - m.mean(axis=1, keepdims=True)
     cov = mc @ mc.T / n
@@ -127,8 +126,8 @@ def compare_widths():
     )
     print("(|difference| < 5 se_total); ratio = Bayes width / frequentist width; 'draws' = the")
     print("rejected bootstrap over posterior draws of u (independent per-model posteriors)")
-    print(f"{'run/benchmark':42s} {'M':>3s} {'N':>5s} {'Kmed':>5s} {'pairs':>5s} "
-          f"{'median':>7s} {'q10':>6s} {'q90':>6s} {'draws':>6s}")  # fmt: skip
+    head = ["median", "q10", "q90", "draws"]
+    print(f"{'run/benchmark':42s} {'M':>3s} {'N':>5s} {'Kmed':>5s} {'pairs':>5s} " + _cols(head))
     summary = []
     for f in files:
         name = f.split("all-the-noises/")[1].replace("input_table_", "").replace(".csv", "")
@@ -142,21 +141,31 @@ def compare_widths():
         pop = population_difference(c / k, draws=4000, random_seed=0)
         ia, ib = np.triu_indices(c.shape[0], k=1)
         bw = (pop["high"] - pop["low"])[ia, ib]
-        fw = 2 * 1.959964 * fr["se_mean"].to_numpy()
+        fw = 2 * z_from_level(0.95) * fr["se_mean"].to_numpy()
         close = (np.abs(fr["difference"].to_numpy()) < 5 * fr["se_total"].to_numpy()) & (fw > 0)
         if close.sum() == 0:
             continue
         ratio = bw[close] / fw[close]
-        draws_ratio = (2 * 1.959964 * _posterior_draw_bb_sd(c, k)[ia, ib])[close] / fw[close]
+        draws_sd = _posterior_draw_bb_sd(c, k)[ia, ib]
+        draws_ratio = (2 * z_from_level(0.95) * draws_sd)[close] / fw[close]
         n = c.shape[1]
         kmed = float(np.median(k))
         summary.append((name, n, float(np.median(ratio))))
-        print(f"{name:42s} {c.shape[0]:3d} {n:5d} {kmed:5.0f} {close.sum():5d} "
-              f"{np.median(ratio):7.3f} {np.quantile(ratio, 0.1):6.3f} {np.quantile(ratio, 0.9):6.3f} "
-              f"{np.median(draws_ratio):6.3f}")  # fmt: skip
+        stats = [np.median(ratio), np.quantile(ratio, 0.1), np.quantile(ratio, 0.9)]
+        stats.append(np.median(draws_ratio))
+        row = f"{name:42s} {c.shape[0]:3d} {n:5d} {kmed:5.0f} {close.sum():5d} "
+        print(row + _cols(stats, ".3f"))
     big = [r for _, n, r in summary if n >= 400]
-    print(f"N >= 400: {len(big)} benchmarks, median ratios in [{min(big):.3f}, {max(big):.3f}]; "
-          f"all within 15%: {all(abs(r - 1) < 0.15 for r in big)}")  # fmt: skip
+    within = all(abs(r - 1) < 0.15 for r in big)
+    print(
+        f"N >= 400: {len(big)} benchmarks, median ratios in [{min(big):.3f}, {max(big):.3f}]; "
+        f"all within 15%: {within}"
+    )
+
+
+def _cols(values, fmt="s"):
+    """Columns of width 7, 6, 6, 6 (the table layout of :func:`compare_widths`)."""
+    return " ".join(f"{v:>{w}{fmt}}" for v, w in zip(values, (7, 6, 6, 6), strict=True))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import pandas as pd
 
 import bayesnoise as bn
 from bayesnoise import conjugate, frequentist
-from bayesnoise.conjugate.theory import benchmark_kappa, theory_se_difference
+from bayesnoise.conjugate import benchmark_kappa, theory_se_difference
 
 HERE = Path(__file__).resolve().parent
 SOURCES = {

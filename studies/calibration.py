@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
-from bayesnoise.conjugate.hierarchy import fit_empirical_bayes, integrated_moments
+from bayesnoise._common import z_from_level
+from bayesnoise.conjugate import fit_empirical_bayes, integrated_moments
 
 __all__ = ["calibration_cell"]
 
@@ -31,10 +31,26 @@ def calibration_cell(
     Carlo intervals of :func:`finite_sample_posterior` agree with it to MC error for N >= 30,
     see the tests). At K = 1 kappa is not identifiable and ``assumed_kappa`` is used.
 
+    Parameters
+    ----------
+    n_questions : int
+        Questions N per replicate.
+    samples : int
+        Samples K per question.
+    mu, kappa : float
+        True population accuracy and concentration.
+    replicates : int, default 1000
+    confidence_level : float, default 0.95
+    assumed_kappa : float, default 1.0
+        kappa assumed where it is not identifiable (K = 1).
+    random_seed : int, default 0
+
     Returns
     -------
-    dict with coverages ``ubar``, ``dbar``, ``mu`` and the Monte Carlo SE ``mc_se`` of a
-    coverage near the nominal level, ``sqrt(level (1 - level) / replicates)``.
+    dict of str to float
+        Coverages ``ubar``, ``dbar``, ``mu``, the Monte Carlo SE ``mc_se`` of a coverage near
+        the nominal level, ``sqrt(level (1 - level) / replicates)``, and ``kappa_estimated``
+        (share of replicates whose kappa was estimated).
 
     Examples
     --------
@@ -48,9 +64,9 @@ def calibration_cell(
     k = np.full((2, r, n), float(samples))
     c = rng.binomial(int(samples), u).astype(float)
     fit = fit_empirical_bayes(c, k, kappa_unidentified=assumed_kappa, warn=False)
-    z = special.ndtri(0.5 + confidence_level / 2)
-    mom = integrated_moments(c, k, k > 0, fit)
-    m, v = mom["ubar"]
+    z = z_from_level(confidence_level)
+    mom = integrated_moments(c, k, fit)
+    m, v = mom.ubar_mean, mom.ubar_var
     truth = u.mean(axis=-1)
     cover_ubar = np.abs(truth - m) <= z * np.sqrt(v)
     dm, dv = m[0] - m[1], v[0] + v[1]

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from bayesnoise.conjugate.rate import rate_posterior
-from bayesnoise.frequentist.intervals import proportion_interval
 from bayesnoise._common import check_confidence_level
+from bayesnoise.conjugate import rate_posterior
+from bayesnoise.frequentist.intervals import proportion_interval
 
 __all__ = ["COVERAGE_METHODS", "coverage_probability", "interval_table", "mean_coverage"]
 

@@ -13,6 +13,9 @@ from bayesnoise.conjugate import (
     paired_difference_moments,
     question_posteriors,
 )
+from bayesnoise.conjugate.beta import posterior_parameters
+from bayesnoise.conjugate.laplace import hyper_draws, hyper_quadrature
+from bayesnoise.conjugate.newton import maximize_newton_2d
 
 
 def test_beta_central_moments_match_quadrature():
@@ -63,7 +66,8 @@ def test_finite_sample_moments_vs_monte_carlo(n_q):
     lhs = res.v_x_mean + res.v_pred_mean
     rhs = res.ubar_mean - (res.ubar_var + res.ubar_mean**2)
     np.testing.assert_allclose(lhs, rhs, rtol=1e-10, atol=1e-14)
-    assert res["ubar_mean"] is res.ubar_mean
+    with pytest.raises(TypeError):  # a result object with attributes, not a dict imitation
+        res["ubar_mean"]
 
 
 def test_finite_sample_moments_errors():
@@ -90,7 +94,7 @@ def test_question_posteriors_and_masking():
     a, b = question_posteriors([[3, 0, 0]], [[5, 5, 0]], [0.5], [2.0])
     np.testing.assert_allclose(a, [[4, 1, 1]])
     np.testing.assert_allclose(b, [[3, 6, 1]])
-    with pytest.raises(ValueError, match="0 <= correct <= count"):
+    with pytest.raises(ValueError, match=r"outside \[0, count"):
         question_posteriors([6], [5], 0.5, 1.0)
     with pytest.raises(ValueError, match="0 < mu < 1"):
         question_posteriors([1], [5], 1.0, 1.0)
@@ -201,3 +205,89 @@ def test_bad_inputs():
         fit_empirical_bayes(np.zeros((2, 3)), np.array([[1, 1, 1], [0, 0, 0]]))
     with pytest.raises(ValueError, match="finite"):
         fit_empirical_bayes([np.nan, 1], [1, 1])
+
+
+def _quadratic(centre, hess):
+    """Concave quadratic objective in the solver's calling convention (one problem per row)."""
+    centre = np.asarray(centre, float)
+    (h11, h12), (_, h22) = hess
+
+    def f(x, y, rows, derivatives=True):
+        dx, dy = x - centre[rows, 0], y - centre[rows, 1]
+        val = 0.5 * (h11 * dx * dx + 2 * h12 * dx * dy + h22 * dy * dy)
+        if not derivatives:
+            return val
+        one = np.ones_like(x)
+        return val, h11 * dx + h12 * dy, h12 * dx + h22 * dy, h11 * one, h12 * one, h22 * one
+
+    return f
+
+
+def test_newton_solver_free_bounded_and_fixed():
+    # three problems: interior maximum, maximum beyond the upper y bound, y held fixed
+    f = _quadratic([[1.0, 2.0], [-1.0, 5.0], [0.5, 3.0]], [[-2.0, 0.5], [0.5, -4.0]])
+    x, y, ok = maximize_newton_2d(
+        f, np.zeros(3), np.zeros(3), y_free=[True, True, False], y_bounds=(-3.0, 3.0)
+    )
+    assert ok.all()
+    np.testing.assert_allclose([x[0], y[0]], [1.0, 2.0], atol=1e-9)
+    # held at the bound; x maximises f(., y): dx = -h12 dy / h11
+    assert y[1] == 3.0 and x[1] == pytest.approx(-1.0 - 0.5, abs=1e-9)
+    assert y[2] == 0.0 and x[2] == pytest.approx(0.5 - 0.75, abs=1e-9)
+
+
+def test_newton_solver_not_concave_start():
+    # f = -(x^2 - 1)^2 - y^2 is not concave at x = 0.1: the Levenberg shift still climbs
+    def f(x, y, rows, derivatives=True):
+        val = -((x * x - 1) ** 2) - y * y
+        if not derivatives:
+            return val
+        return val, -4 * x * (x * x - 1), -2 * y, -12 * x * x + 4, 0 * x, -2 + 0 * y
+
+    x, y, ok = maximize_newton_2d(f, [0.1], [0.3], y_free=[True], y_bounds=(-5.0, 5.0))
+    assert ok.all() and x[0] == pytest.approx(1.0, abs=1e-8) and y[0] == pytest.approx(0, abs=1e-8)
+
+
+def test_posterior_parameters_one_formula():
+    a, b = posterior_parameters(np.array([0.25]), np.array([4.0]), np.array([2.0]), np.array([3]))
+    assert a.tolist() == [3.0] and b.tolist() == [4.0]
+
+
+def test_laplace_quadrature_and_draws_share_the_factor():
+    rng = np.random.default_rng(7)
+    c = rng.binomial(5, rng.beta(1.0, 2.0, (2, 300)))
+    fit = fit_empirical_bayes(c, np.full_like(c, 5))
+    mu_q, kap_q, wt = hyper_quadrature(fit, order=7)
+    eta, lam = np.log(mu_q / (1 - mu_q)), np.log(kap_q)
+    mean = np.stack([(eta * wt).sum(-1), (lam * wt).sum(-1)], -1)
+    np.testing.assert_allclose(
+        mean, np.stack([np.log(fit.mu / (1 - fit.mu)), np.log(fit.kappa)], -1)
+    )
+    cen = np.stack([eta, lam], -1) - mean[:, None, :]
+    cov = np.einsum("mq,mqi,mqj->mij", np.broadcast_to(wt, eta.shape), cen, cen)
+    np.testing.assert_allclose(cov, fit.cov, rtol=1e-10, atol=1e-14)
+    mu_d, kap_d = hyper_draws(fit, 20_000, np.random.default_rng(0))
+    draws = np.stack([np.log(mu_d / (1 - mu_d)), np.log(kap_d)], -1)
+    for m in range(2):
+        sd = np.sqrt(np.diag(fit.cov[m]))
+        scale = np.outer(sd, sd)
+        np.testing.assert_allclose(np.cov(draws[m].T) / scale, fit.cov[m] / scale, atol=0.05)
+
+
+def test_kappa_note_names_the_cli_option():
+    with pytest.warns(UserWarning, match=r"pass kappa=\.\.\. / CLI --kappa to change it"):
+        fit_empirical_bayes(np.array([[1, 0, 1, 1]]), np.ones((1, 4)))
+
+
+@pytest.mark.parametrize(
+    ("value", "words"), [(5, "every sample correctly"), (0, "every sample wrong")]
+)
+def test_fit_all_correct_note_says_what_is_not_identifiable(value, words):
+    c = np.full((2, 30), value)
+    c[1] = np.arange(30) % 6
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        fit = fit_empirical_bayes(c, np.full_like(c, 5), names=["solo", "other"])
+    msgs = [str(r.message) for r in rec if "solo" in str(r.message)]
+    assert len(msgs) == 1 and words in msgs[0] and "kappa is not identifiable" in msgs[0]
+    assert fit.kappa_status[0] == "lower_bound"

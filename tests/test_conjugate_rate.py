@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bayesnoise.conjugate.rate import (
+from bayesnoise.conjugate import (
     BetaPrior,
     beta_prior,
     prob_rate_greater,

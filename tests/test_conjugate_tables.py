@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from bayesnoise.conjugate import (
+    POSTERIOR_COLUMNS,
+    POSTERIOR_PAIR_COLUMNS,
     finite_sample_posterior,
     fit_empirical_bayes,
     fresh_run_predictive,
@@ -14,9 +16,8 @@ from bayesnoise.conjugate import (
     posterior_pairs_table,
     posterior_table,
 )
+from bayesnoise.data import DataError, from_arrays
 from studies.calibration import calibration_cell
-from bayesnoise.conjugate.tables import POSTERIOR_COLUMNS, POSTERIOR_PAIR_COLUMNS
-from bayesnoise.data import from_arrays
 
 
 def _ds(rng, m=3, n=60, k=5):
@@ -98,9 +99,9 @@ def test_population_and_fresh_run():
     assert pop.data_var_low < pop.data_var < pop.data_var_high
     assert pop.prediction_var_low < pop.prediction_var < pop.prediction_var_high
     assert pop.data_var + pop.prediction_var == pytest.approx(fit.mu * (1 - fit.mu))
-    same1 = fresh_run_predictive(c, k, fit, samples_per_question=1)
-    same50 = fresh_run_predictive(c, k, fit, samples_per_question=50)
-    fresh = fresh_run_predictive(c, k, fit, samples_per_question=1, questions=200)
+    same1 = fresh_run_predictive(c, k, fit, samples=1)
+    same50 = fresh_run_predictive(c, k, fit, samples=50)
+    fresh = fresh_run_predictive(c, k, fit, samples=1, n_questions=200)
     assert same50.sd < same1.sd < fresh.sd
     # MC interval consistent with the exact sd (normal-ish here): width ~ 2 * 1.96 * sd
     assert (same1.high - same1.low) / (2 * 1.96 * same1.sd) == pytest.approx(1, abs=0.1)
@@ -166,8 +167,6 @@ def test_warns_when_beta_does_not_fit_the_questions():
 
 
 def test_refuses_fractional_scores_without_counts():
-    from bayesnoise.data import DataError
-
     ds = from_arrays(np.array([[0.3, 1.0, 0.5]]), np.ones((1, 3)), counts_known=False)
     with pytest.raises(DataError, match="needs counts"):
         posterior_table(ds)
@@ -177,3 +176,42 @@ def test_kappa_warnings_name_models():
     ds = from_arrays(np.array([[1, 0, 1], [0, 0, 1]]), np.ones((2, 3)), models=["alpha", "beta"])
     with pytest.warns(UserWarning, match=r"2 model\(s\) \(alpha, beta\)"):
         posterior_table(ds)
+
+
+def test_refuses_partial_credit_scores():
+    # formerly a warning and a quasi-likelihood; now the one refusal of the data layer
+    ds = from_arrays(np.array([[1.5, 2.0, 0.5]]), np.full((1, 3), 2))
+    assert not ds.attrs["binary"]
+    with pytest.raises(DataError, match="not all 0/1"):
+        posterior_table(ds)
+    with pytest.raises(DataError, match="not all 0/1"):
+        posterior_pairs_table(from_arrays(np.array([[1.5, 2.0], [1.0, 0.5]]), np.full((2, 2), 2)))
+
+
+def test_all_correct_model_says_what_is_not_identifiable():
+    ds = from_arrays([[5] * 40, [3] * 40], [[5] * 40] * 2)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        df = posterior_table(ds)
+    assert not [r for r in rec if issubclass(r.category, RuntimeWarning)]
+    msgs = [str(r.message) for r in rec]
+    assert not any("inf" in m.replace("infinite", "") for m in msgs), msgs
+    solo = [m for m in msgs if "answered every sample correctly" in m]
+    assert len(solo) == 1 and "kappa is not identifiable" in solo[0]
+    assert np.isnan(df.attrs["mu_shift"]).all()  # the observed accuracy has SE 0
+    assert not df.drop(columns="model").isna().any().any()
+    # no numpy RuntimeWarning anywhere on the path, pairs included
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("error", RuntimeWarning)
+        posterior_table(ds)
+        posterior_pairs_table(ds)
+
+
+def test_tables_accept_a_fixed_kappa():
+    rng = np.random.default_rng(6)
+    ds = _ds(rng, m=3)
+    df = posterior_table(ds, kappa=1.0)
+    assert (df["kappa"] == 1.0).all() and set(df.attrs["kappa_status"]) == {"given"}
+    pairs = posterior_pairs_table(ds, kappa=2.0)
+    assert set(pairs.attrs["kappa_status"]) == {"given"} and len(pairs) == 3

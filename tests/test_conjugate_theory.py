@@ -5,8 +5,12 @@ import warnings
 import numpy as np
 import pytest
 
-from bayesnoise.conjugate import population_difference, posterior_table
-from bayesnoise.conjugate.theory import benchmark_kappa, theory_se_difference
+from bayesnoise.conjugate import (
+    benchmark_kappa,
+    population_difference,
+    posterior_table,
+    theory_se_difference,
+)
 
 
 def test_theory_se_kappa_one_is_sqrt_pq_over_n():

@@ -16,8 +16,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from bayesnoise._common import check_confidence_level
-from .hierarchy import beta_central_moments
+from bayesnoise._common import check_confidence_level, tail_probabilities, z_from_level
+
+from .beta import beta_central_moments, checked_beta_parameters
 
 __all__ = [
     "all_pairs_difference",
@@ -42,6 +43,7 @@ def paired_difference_moments(alpha_a, beta_a, alpha_b, beta_b, mask=None):
     Returns
     -------
     mean, var : numpy.ndarray, shape (...)
+        Exact posterior mean and variance of ``dbar``.
 
     Examples
     --------
@@ -49,25 +51,10 @@ def paired_difference_moments(alpha_a, beta_a, alpha_b, beta_b, mask=None):
     >>> round(float(mean), 4), round(float(var), 5)
     (0.2, 0.05)
     """
-    arrs = np.broadcast_arrays(
-        *(np.asarray(x, dtype=float) for x in (alpha_a, beta_a, alpha_b, beta_b))
-    )
-    if arrs[0].ndim == 0:
-        raise ValueError("need a question axis (last axis)")
-    w = (
-        np.ones(arrs[0].shape)
-        if mask is None
-        else np.broadcast_to(np.asarray(mask, bool), arrs[0].shape)
-    )
-    w = np.asarray(w, dtype=float)
+    arrs, w = checked_beta_parameters((alpha_a, beta_a, alpha_b, beta_b), mask)
     live = w > 0
-    for x in arrs:
-        if np.any(live & ~((x > 0) & np.isfinite(x))):
-            raise ValueError("Beta parameters must be finite and > 0 on included questions")
     arrs = [np.where(live, x, 1.0) for x in arrs]
     n = w.sum(axis=-1)
-    if np.any(n == 0):
-        raise ValueError("mask excludes every question")
     ma, va, _, _ = beta_central_moments(arrs[0], arrs[1])
     mb, vb, _, _ = beta_central_moments(arrs[2], arrs[3])
     mean = (w * (ma - mb)).sum(axis=-1) / n
@@ -89,11 +76,12 @@ def all_pairs_difference(
         Independent posterior draws of each ubar; when given, intervals and ``p_a_better`` are
         Monte Carlo (exact up to MC error ``sqrt(p(1-p)/D)``), otherwise normal approximation
         from the exact moments.
-    confidence_level : float
+    confidence_level : float, default 0.95
 
     Returns
     -------
-    dict with (M, M) arrays ``mean``, ``sd``, ``low``, ``high``, ``p_a_better`` (row = A).
+    dict of str to numpy.ndarray
+        (M, M) arrays ``mean``, ``sd``, ``low``, ``high``, ``p_a_better`` (row = A).
 
     Examples
     --------
@@ -107,9 +95,9 @@ def all_pairs_difference(
     mean = m[:, None] - m[None, :]
     var = v[:, None] + v[None, :]
     sd = np.sqrt(var)
-    q = (0.5 - level / 2.0, 0.5 + level / 2.0)
+    q = tail_probabilities(level)
     if ubar_draws is None:
-        z = special.ndtri(q[1])
+        z = z_from_level(level)
         low, high = mean - z * sd, mean + z * sd
         with np.errstate(divide="ignore", invalid="ignore"):
             p = np.where(
@@ -146,8 +134,8 @@ def population_difference(
     independent across models, so a bootstrap over *draws* of u_A - u_B counts the part of the
     posterior spread that two models share on a question (their common difficulty) as if it
     were independent; at K = 1 that inflates the paired variance by a factor of about
-    1 + rho + rho^2 (rho = correlation of the models' answers, typically 0.4-0.7), see
-    ``benchmarks/bench_conjugate.py``. With many samples per question the two agree.
+    1 + rho + rho^2 (rho = correlation of the models' answers, typically 0.4-0.7, measured on
+    real benchmarks). With many samples per question the two agree.
 
     Closed-form moments: mean = ybar, var = var_i(y) / (N + 1) (ddof=0), y_i = p_Ai - p_Bi.
 
@@ -155,15 +143,16 @@ def population_difference(
     ----------
     scores : array_like, shape (M, N)
         Per-question mean scores ``c / K`` of M models on the same N questions.
-    confidence_level : float
-    draws : int
+    confidence_level : float, default 0.95
+    draws : int, default 4000
         Dirichlet draws; all pairs use the same draws (one matrix product).
-    random_seed : int or numpy.random.Generator
+    random_seed : int or numpy.random.Generator, default 0
 
     Returns
     -------
-    dict with (M, M) arrays ``mean``, ``sd`` (closed form), ``low``, ``high`` (Monte Carlo
-    percentiles), ``p_a_better``.
+    dict of str to numpy.ndarray
+        (M, M) arrays ``mean``, ``sd`` (closed form), ``low``, ``high`` (Monte Carlo
+        percentiles), ``p_a_better``.
 
     Examples
     --------
@@ -191,7 +180,7 @@ def population_difference(
     wts = rng.standard_exponential((int(draws), n))
     wts /= wts.sum(axis=1, keepdims=True)
     u = wts @ p.T  # (D, M) weighted means with shared weights
-    q = (0.5 - level / 2.0, 0.5 + level / 2.0)
+    q = tail_probabilities(level)
     n_models = p.shape[0]
     low = np.empty((n_models, n_models))
     high = np.empty((n_models, n_models))

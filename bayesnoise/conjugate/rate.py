@@ -1,4 +1,4 @@
-"""Single pass rate with a Beta prior (``../seeds/bayes-success-probability-note.md``).
+"""Single pass rate with a Beta prior.
 
 Prior Beta(a, b) on a rate p; after s successes in n trials the posterior is
 Beta(a + s, b + n - s). Priors can be given as (a, b), by (mean, sd), by (mean, concentration)
@@ -12,12 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, stats
 
-from bayesnoise._common import check_confidence_level
+from bayesnoise._common import ConfidenceInterval, check_confidence_level, tail_probabilities
+from bayesnoise.data import check_counts
+
+from .beta import beta_central_moments, conjugate_update
 
 __all__ = [
     "BetaPrior",
     "BetaRatePosterior",
-    "CredibleInterval",
     "beta_prior",
     "prob_rate_greater",
     "rate_posterior",
@@ -48,7 +50,24 @@ class BetaPrior:
 
     @classmethod
     def from_mean_concentration(cls, mean: float, concentration: float) -> BetaPrior:
-        """Beta(mean * concentration, (1 - mean) * concentration)."""
+        """Beta(mean * concentration, (1 - mean) * concentration).
+
+        Parameters
+        ----------
+        mean : float
+            Prior mean, in (0, 1).
+        concentration : float
+            ``a + b`` (> 0): the prior's weight in pseudo-trials.
+
+        Returns
+        -------
+        BetaPrior
+
+        Examples
+        --------
+        >>> BetaPrior.from_mean_concentration(0.25, 8)
+        BetaPrior(a=2.0, b=6.0)
+        """
         if not 0 < mean < 1:
             raise ValueError(f"prior mean must be in (0, 1), got {mean}")
         if not concentration > 0:
@@ -61,6 +80,23 @@ class BetaPrior:
 
         A Beta distribution has ``sd**2 = mean (1 - mean) / (a + b + 1)``, so it exists only
         when ``0 < sd < sqrt(mean (1 - mean))``.
+
+        Parameters
+        ----------
+        mean : float
+            Prior mean, in (0, 1).
+        sd : float
+            Prior standard deviation.
+
+        Returns
+        -------
+        BetaPrior
+
+        Examples
+        --------
+        >>> prior = BetaPrior.from_mean_sd(0.5, 0.1)
+        >>> round(prior.a, 6), round(prior.sd, 6)
+        (12.0, 0.1)
         """
         if not 0 < mean < 1:
             raise ValueError(f"prior mean must be in (0, 1), got {mean}")
@@ -74,12 +110,13 @@ class BetaPrior:
 
     @property
     def mean(self) -> float:
+        """Prior mean ``a / (a + b)``."""
         return self.a / (self.a + self.b)
 
     @property
     def sd(self) -> float:
-        s = self.a + self.b
-        return float(np.sqrt(self.a * self.b / (s * s * (s + 1))))
+        """Prior standard deviation."""
+        return float(np.sqrt(beta_central_moments(self.a, self.b)[1]))
 
 
 def beta_prior(prior) -> BetaPrior:
@@ -91,11 +128,15 @@ def beta_prior(prior) -> BetaPrior:
         ``"uniform"``, ``"jeffreys"``, ``(a, b)``, ``{"a":, "b":}``, ``{"mean":, "sd":}`` or
         ``{"mean":, "concentration":}``.
 
+    Returns
+    -------
+    BetaPrior
+
     Examples
     --------
     >>> beta_prior("jeffreys")
     BetaPrior(a=0.5, b=0.5)
-    >>> beta_prior({"mean": 0.035, "sd": 0.01}).a  # the note's weakly informative prior
+    >>> beta_prior({"mean": 0.035, "sd": 0.01}).a  # a weakly informative prior
     11.78625
     """
     if isinstance(prior, BetaPrior):
@@ -124,14 +165,6 @@ def beta_prior(prior) -> BetaPrior:
     except (TypeError, ValueError) as err:
         raise TypeError(f"cannot interpret {prior!r} as a Beta prior") from err
     return BetaPrior(float(a), float(b))
-
-
-@dataclass(frozen=True)
-class CredibleInterval:
-    """Lower and upper end of a credible interval (arrays or floats)."""
-
-    low: np.ndarray | float
-    high: np.ndarray | float
 
 
 def _hdi(a, b, level):
@@ -191,17 +224,19 @@ class BetaRatePosterior:
 
     @property
     def mean(self):
+        """Posterior mean ``a / (a + b)``."""
         return self.a / (self.a + self.b)
 
     statistic = mean
 
     @property
     def var(self):
-        s = self.a + self.b
-        return self.a * self.b / (s * s * (s + 1))
+        """Posterior variance."""
+        return beta_central_moments(self.a, self.b)[1][()]
 
     @property
     def sd(self):
+        """Posterior standard deviation."""
         return np.sqrt(self.var)
 
     def confidence_interval(self, confidence_level: float = 0.95, method: str = "equal_tailed"):
@@ -211,25 +246,47 @@ class BetaRatePosterior:
         ----------
         confidence_level : float, default 0.95
         method : {"equal_tailed", "hdi"}
-            Equal-tailed (posterior quantiles (1 -/+ level) / 2, as in the note) or highest
-            posterior density.
+            Equal-tailed (posterior quantiles (1 -/+ level) / 2) or highest posterior
+            density.
 
         Returns
         -------
-        CredibleInterval
+        ConfidenceInterval
+            The credible interval (``low``, ``high``; unpacks like a tuple).
+
+        Examples
+        --------
+        >>> low, high = rate_posterior(4, 60).confidence_interval(0.95)
+        >>> round(float(low), 4), round(float(high), 4)
+        (0.0272, 0.1595)
         """
         level = check_confidence_level(confidence_level)
         if method == "equal_tailed":
-            q = (1 - level) / 2
-            low = stats.beta.ppf(q, self.a, self.b)
-            high = stats.beta.ppf(1 - q, self.a, self.b)
-            return CredibleInterval(low[()], high[()])
+            q_low, q_high = tail_probabilities(level)
+            low = stats.beta.ppf(q_low, self.a, self.b)
+            high = stats.beta.ppf(q_high, self.a, self.b)
+            return ConfidenceInterval(low[()], high[()])
         if method == "hdi":
-            return CredibleInterval(*_hdi(self.a, self.b, level))
+            return ConfidenceInterval(*_hdi(self.a, self.b, level))
         raise ValueError(f"method must be 'equal_tailed' or 'hdi', got {method!r}")
 
     def prob_greater(self, p0):
-        """Posterior probability P(rate > p0)."""
+        """Posterior probability P(rate > p0).
+
+        Parameters
+        ----------
+        p0 : float or array_like
+            Threshold(s) in [0, 1].
+
+        Returns
+        -------
+        float or numpy.ndarray
+
+        Examples
+        --------
+        >>> round(float(rate_posterior(7, 10).prob_greater(0.5)), 4)
+        0.8867
+        """
         p0 = np.asarray(p0, dtype=float)
         if np.any((p0 < 0) | (p0 > 1)):
             raise ValueError("p0 must be in [0, 1]")
@@ -242,7 +299,8 @@ def rate_posterior(successes, n, prior="uniform") -> BetaRatePosterior:
     Parameters
     ----------
     successes, n : array_like
-        Successes and trials (vectorised; pooled samples allowed).
+        Successes and trials (vectorised; pooled samples allowed); ``n`` whole numbers,
+        ``0 <= successes <= n``.
     prior : str, tuple, dict or BetaPrior, default "uniform"
         See :func:`beta_prior`.
 
@@ -260,13 +318,11 @@ def rate_posterior(successes, n, prior="uniform") -> BetaRatePosterior:
     (0.2211, 0.5941)
     """
     pr = beta_prior(prior)
-    s = np.asarray(successes, dtype=float)
-    n = np.asarray(n, dtype=float)
-    if np.any(n < 0) or np.any(s < 0) or np.any(s > n) or not np.all(np.isfinite(s + n)):
-        raise ValueError("need finite 0 <= successes <= n")
-    return BetaRatePosterior(
-        a=(pr.a + s)[()], b=(pr.b + n - s)[()], successes=s[()], n=n[()], prior=pr
-    )
+    shape = np.broadcast_shapes(np.shape(successes), np.shape(n))
+    s, n = check_counts(np.atleast_1d(successes), np.atleast_1d(n), source="rate_posterior")
+    s, n = s.reshape(shape), n.reshape(shape).astype(float)
+    a, b = conjugate_update(pr.a, pr.b, s, n)
+    return BetaRatePosterior(a=a[()], b=b[()], successes=s[()], n=n[()], prior=pr)
 
 
 def prob_rate_greater(post_1: BetaRatePosterior, post_2: BetaRatePosterior) -> float:
@@ -274,6 +330,15 @@ def prob_rate_greater(post_1: BetaRatePosterior, post_2: BetaRatePosterior) -> f
 
     ``P = integral f_1(x) F_2(x) dx`` over the support of posterior 1 (adaptive quadrature,
     absolute error < 1e-10), not a normal approximation.
+
+    Parameters
+    ----------
+    post_1, post_2 : BetaRatePosterior
+        Scalar posteriors (from :func:`rate_posterior`).
+
+    Returns
+    -------
+    float
 
     Examples
     --------

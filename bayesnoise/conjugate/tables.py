@@ -1,4 +1,4 @@
-"""Thin xarray/pandas wrappers: the per-model and per-pair posterior tables for the CLI."""
+"""Thin xarray/pandas wrappers: the per-model and per-pair posterior tables of a dataset."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from bayesnoise.data import DataError
+from bayesnoise._common import check_confidence_level, pair_table
+from bayesnoise.data import beta_binomial_counts, complete
 
-from bayesnoise._common import check_confidence_level
-from .hierarchy import finite_sample_posterior, fit_empirical_bayes
+from .empirical_bayes import fit_empirical_bayes
 from .pairs import all_pairs_difference, population_difference
+from .posterior import finite_sample_posterior, population_variances
 
 __all__ = [
     "POSTERIOR_COLUMNS",
@@ -48,34 +49,21 @@ POSTERIOR_PAIR_COLUMNS = [
 _DRAWS = 1000
 
 
-def _arrays(ds):
-    c = np.asarray(ds["correct"].values, dtype=float)
-    k = np.asarray(ds["count"].values, dtype=float)
-    if not ds.attrs.get("counts_known", True):
-        raise DataError(
-            f"{ds.attrs.get('source', 'data')}: the scores are fractional pass1 values without "
-            "the number of samples behind them; the Beta-Binomial model needs counts (correct "
-            "out of K). Load a count table or per-sample rows, or use the frequentist commands "
-            "(noise, pairs), which treat each value as one draw."
-        )
-    if not ds.attrs.get("binary", True):
-        warnings.warn(
-            f"{ds.attrs.get('source', 'data')}: sample scores are not all 0/1; the Beta-Binomial "
-            "likelihood is used on the summed scores as a quasi-likelihood",
-            UserWarning,
-            stacklevel=3,
-        )
-    return c, k
-
-
-def posterior_table(ds, *, confidence_level: float = 0.95, random_seed=0) -> pd.DataFrame:
+def posterior_table(
+    ds, *, confidence_level: float = 0.95, kappa=None, random_seed=0
+) -> pd.DataFrame:
     """Per-model posterior under the Beta-Binomial hierarchy (empirical Bayes).
 
     Parameters
     ----------
     ds : xarray.Dataset
-        From :func:`bayesnoise.data.load` (dims ``model``, ``question``; ``correct``, ``count``).
+        A dataset (dims ``model``, ``question``; ``correct``, ``count``) of whole numbers
+        correct out of K samples (fractional scores are refused with
+        :class:`bayesnoise.data.DataError`).
     confidence_level : float, default 0.95
+    kappa : float, optional
+        Fix kappa for every model (e.g. 1 for the Beta(p, 1-p) theory) instead of estimating
+        it (see :func:`fit_empirical_bayes`).
     random_seed : int, default 0
         Seed of the Monte Carlo draws for the ubar intervals.
 
@@ -94,8 +82,10 @@ def posterior_table(ds, *, confidence_level: float = 0.95, random_seed=0) -> pd.
         - ``se_data = sqrt(mu(1-mu)/(kappa+1)/N)``,
           ``se_prediction = sqrt(mu(1-mu) kappa/(kappa+1)/N)``.
 
-        ``df.attrs`` holds ``kappa_status``, ``notes``, ``draws`` and ``mc_se`` (largest Monte
-        Carlo standard error of an interval end).
+        ``df.attrs`` holds ``kappa_status``, ``notes``, ``draws``, ``mc_se`` (largest Monte
+        Carlo standard error of an interval end), ``confidence_level`` and ``mu_shift``
+        (``mu - accuracy`` in standard errors of the accuracy; NaN where every question has
+        the same score, so that standard error is 0).
 
     Examples
     --------
@@ -109,19 +99,21 @@ def posterior_table(ds, *, confidence_level: float = 0.95, random_seed=0) -> pd.
     (['model', 'questions', 'accuracy', 'mu'], 2)
     """
     level = check_confidence_level(confidence_level)
-    c, k = _arrays(ds)
-    fit = fit_empirical_bayes(c, k, names=ds["model"].values)
+    c, k = beta_binomial_counts(ds)
+    names = ds["model"].values
+    fit = fit_empirical_bayes(c, k, kappa=kappa, names=names)
     post = finite_sample_posterior(
         c, k, fit, confidence_level=level, draws=_DRAWS, random_seed=random_seed
     )
     mask = k > 0
     n = mask.sum(axis=1)
-    acc = np.where(mask, c / np.where(mask, k, 1.0), 0.0).sum(axis=1) / n
+    p = np.where(mask, c / np.where(mask, k, 1.0), 0.0)
+    acc = p.sum(axis=1) / n
     mu_low, mu_high = fit.mu_interval(level)
-    v = fit.mu * (1 - fit.mu)
+    data_var, prediction_var = population_variances(fit.mu, fit.kappa)
     df = pd.DataFrame(
         {
-            "model": ds["model"].values,
+            "model": names,
             "questions": n.astype(int),
             "accuracy": acc,
             "mu": fit.mu,
@@ -131,11 +123,11 @@ def posterior_table(ds, *, confidence_level: float = 0.95, random_seed=0) -> pd.
             "ubar_low": post.ubar_low,
             "ubar_high": post.ubar_high,
             "kappa": fit.kappa,
-            "se_data": np.sqrt(v / (fit.kappa + 1) / n),
-            "se_prediction": np.sqrt(v * fit.kappa / (fit.kappa + 1) / n),
+            "se_data": np.sqrt(data_var / n),
+            "se_prediction": np.sqrt(prediction_var / n),
         }
     )
-    shift = _check_beta_fit(ds, c, k, fit.mu)
+    shift = _mu_shift(names, p, mask, acc, fit.mu)
     df.attrs.update(
         kappa_status=list(fit.kappa_status),
         notes=list(fit.notes),
@@ -155,29 +147,31 @@ def posterior_table(ds, *, confidence_level: float = 0.95, random_seed=0) -> pd.
 _MU_SHIFT_WARN = 1.0
 
 
-def _check_beta_fit(ds, c, k, mu):
+def _mu_shift(names, p, mask, acc, mu):
     """Warn where the model-based population accuracy mu drifts from the observed mean.
 
     The observed accuracy is unbiased for the population accuracy whatever the shape of the
     question difficulties; mu is so only when they follow a Beta. Returns the shift in units of
-    the observed accuracy's standard error ``se_mean = sqrt(var_i(p_i) / N)``.
+    the observed accuracy's standard error ``se_mean = sqrt(var_i(p_i) / N)``; NaN where that
+    standard error is 0 (every question has the same score: the fit's notes say what that
+    leaves unidentified).
     """
-    from bayesnoise.frequentist import _core
-
-    single = _core.model_components(_core.cell_means(c, k), None, k, correction=False)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        shift = (mu - single["accuracy"]) / np.sqrt(single["var_mean"] / single["questions"])
-    off = np.flatnonzero(np.abs(shift) > _MU_SHIFT_WARN)
+    n = mask.sum(axis=1)
+    centred = np.where(mask, p - acc[:, None], 0.0)
+    se_mean = np.sqrt((centred * centred).sum(axis=1) / n / n)
+    ok = se_mean > 0
+    shift = np.full(acc.shape, np.nan)
+    shift[ok] = (mu[ok] - acc[ok]) / se_mean[ok]
+    off = np.flatnonzero(ok & (np.abs(np.where(ok, shift, 0.0)) > _MU_SHIFT_WARN))
     if off.size:
-        names = ", ".join(f"{ds['model'].values[i]} ({shift[i]:+.1f} SE)" for i in off[:5]) + (
-            ", ..." if off.size > 5 else ""
-        )
+        listed = ", ".join(f"{names[i]} ({shift[i]:+.1f} SE)" for i in off[:5])
+        more = ", ..." if off.size > 5 else ""
         warnings.warn(
             f"Beta-Binomial mu differs from the observed accuracy by more than "
-            f"{_MU_SHIFT_WARN:g} standard error for {off.size} model(s): {names}. The question "
-            "difficulties are not Beta-shaped enough for mu to stand for the population "
-            "accuracy; its interval is model-based. The frequentist interval accuracy +- z "
-            "se_mean (bayesnoise compare) does not depend on that shape.",
+            f"{_MU_SHIFT_WARN:g} standard error for {off.size} model(s): {listed}{more}. The "
+            "question difficulties are not Beta-shaped enough for mu to stand for the "
+            "population accuracy; its interval is model-based. The frequentist interval "
+            "accuracy +- z se_mean (bayesnoise compare) does not depend on that shape.",
             UserWarning,
             stacklevel=3,
         )
@@ -185,16 +179,25 @@ def _check_beta_fit(ds, c, k, mu):
 
 
 def posterior_pairs_table(
-    ds, *, confidence_level: float = 0.95, random_seed=0, on_missing: str = "raise"
+    ds,
+    *,
+    confidence_level: float = 0.95,
+    kappa=None,
+    random_seed=0,
+    on_missing: str = "raise",
 ) -> pd.DataFrame:
     """All unordered model pairs: finite-sample and population paired differences.
 
     Parameters
     ----------
     ds : xarray.Dataset
+        A dataset of whole numbers correct out of K samples (as for :func:`posterior_table`).
     confidence_level : float, default 0.95
+    kappa : float, optional
+        Fix kappa for every model instead of estimating it (see :func:`fit_empirical_bayes`).
     random_seed : int, default 0
-    on_missing : {"raise", "intersect"}
+        Seed of the Monte Carlo draws and of the Bayesian bootstrap.
+    on_missing : {"raise", "intersect"}, default "raise"
         Pairs need the same questions (see :func:`bayesnoise.data.complete`).
 
     Returns
@@ -224,14 +227,13 @@ def posterior_pairs_table(
     >>> len(df), bool((df["difference_low"] < df["difference_high"]).all())
     (3, True)
     """
-    from ..data import complete
-
     level = check_confidence_level(confidence_level)
     ds = complete(ds, on_missing=on_missing)
-    c, k = _arrays(ds)
+    c, k = beta_binomial_counts(ds)
     if c.shape[0] < 2:
         raise ValueError("need at least two models for pairs")
-    fit = fit_empirical_bayes(c, k, names=ds["model"].values)
+    names = ds["model"].values
+    fit = fit_empirical_bayes(c, k, kappa=kappa, names=names)
     seed_post, seed_pop = np.random.SeedSequence(random_seed).spawn(2)
     post = finite_sample_posterior(
         c,
@@ -248,20 +250,15 @@ def posterior_pairs_table(
     pop = population_difference(
         c / k, confidence_level=level, draws=4000, random_seed=np.random.default_rng(seed_pop)
     )
-    names = ds["model"].values
-    ia, ib = np.triu_indices(len(names), k=1)
-    df = pd.DataFrame(
-        {
-            "model_a": names[ia],
-            "model_b": names[ib],
-            "difference": pairs["mean"][ia, ib],
-            "difference_low": pairs["low"][ia, ib],
-            "difference_high": pairs["high"][ia, ib],
-            "p_a_better": pairs["p_a_better"][ia, ib],
-            "population_low": pop["low"][ia, ib],
-            "population_high": pop["high"][ia, ib],
-        }
-    )
+    matrices = {
+        "difference": pairs["mean"],
+        "difference_low": pairs["low"],
+        "difference_high": pairs["high"],
+        "p_a_better": pairs["p_a_better"],
+        "population_low": pop["low"],
+        "population_high": pop["high"],
+    }
+    df = pair_table(names, matrices)
     df.attrs.update(
         questions=int(c.shape[1]),
         kappa_status=list(fit.kappa_status),

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_counts
-from .hierarchy import fit_empirical_bayes
+from bayesnoise.data import check_counts
+
+from .empirical_bayes import fit_empirical_bayes
+from .posterior import population_variances
 
 __all__ = ["benchmark_kappa", "theory_se_difference"]
 
@@ -24,6 +26,7 @@ def theory_se_difference(accuracy, n_questions, kappa=1.0):
     accuracy : array_like
         p, e.g. the mean accuracy of the pair.
     n_questions : int or array_like
+        Number of questions N.
     kappa : float or array_like, default 1.0
         Concentration; 1 is the paper's Beta(p, 1-p).
 
@@ -42,7 +45,8 @@ def theory_se_difference(accuracy, n_questions, kappa=1.0):
     kap = np.asarray(kappa, dtype=float)
     if np.any((p < 0) | (p > 1)) or np.any(n <= 0) or np.any(kap <= 0):
         raise ValueError("need 0 <= accuracy <= 1, n_questions > 0, kappa > 0")
-    return np.sqrt(2 * p * (1 - p) * kap / (kap + 1) / n)[()]
+    _, prediction_var = population_variances(p, kap)
+    return np.sqrt(2 * prediction_var / n)[()]
 
 
 def benchmark_kappa(correct, count, *, bins: int = 5, min_models: int = 2):
@@ -56,6 +60,7 @@ def benchmark_kappa(correct, count, *, bins: int = 5, min_models: int = 2):
     Parameters
     ----------
     correct, count : array_like, shape (M, N)
+        Correct samples and samples per question of M models on N questions.
     bins : int, default 5
     min_models : int, default 2
         Smallest group size (fewer models cannot be pooled into K >= 2).
@@ -78,7 +83,8 @@ def benchmark_kappa(correct, count, *, bins: int = 5, min_models: int = 2):
     >>> bool(1.0 < kap < 2.0)
     True
     """
-    c, k, mask = as_counts(correct, count)
+    c, k = check_counts(correct, count, require_answered=True)
+    mask = k > 0
     if c.ndim != 2:
         raise ValueError("correct/count must be (models, questions)")
     acc = (np.where(mask, c / np.where(mask, k, 1), 0).sum(axis=1)) / mask.sum(axis=1)
