@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bayesnoise._common import pair_table, z_from_level
+from bayesnoise._common import pair_table, triu_pairs
 from bayesnoise.data import complete
 
 __all__ = ["compare_models", "compare_pairs"]
@@ -16,11 +16,23 @@ def compare_models(ds, *, confidence_level: float = 0.95, random_seed: int = 0) 
 
     Two questions, kept apart by name:
 
-    * *these questions* (``here_*``): the expected accuracy on the N questions asked. Frequentist:
-      accuracy +- z sqrt(prediction / (K N)) (prediction noise only); Bayesian: the posterior of
+    * *these questions* (``here_*``): the expected accuracy on the N questions asked.
+      Frequentist: a Wilson interval whose effective size comes from the unbiased prediction
+      variance sum_i what_i / K_i / N^2 (exact with ragged K; see
+      :func:`bayesnoise.frequentist.here_accuracy_interval`); Bayesian: the posterior of
       ubar = mean_i u_i.
     * *the population of questions* (``population_*``): the accuracy on new questions like these.
-      Frequentist: accuracy +- z se_mean (data + prediction noise); Bayesian: the posterior of mu.
+      Frequentist: a Wilson interval at the effective number of questions N acc (1 - acc) /
+      var_i(p_i) (data + prediction noise; :func:`bayesnoise.frequentist.accuracy_interval`);
+      Bayesian: the posterior of mu.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        From :func:`bayesnoise.load`.
+    confidence_level : float, default 0.95
+    random_seed : int, default 0
+        Seed of the Monte Carlo parts of the Bayesian intervals.
 
     Returns
     -------
@@ -45,26 +57,23 @@ def compare_models(ds, *, confidence_level: float = 0.95, random_seed: int = 0) 
     """
     from bayesnoise import conjugate, frequentist
 
-    z = z_from_level(confidence_level)
-    freq = frequentist.model_noise(ds)
+    freq = frequentist.model_noise(ds, confidence_level=confidence_level)
     bayes = conjugate.posterior_table(
         ds, confidence_level=confidence_level, random_seed=random_seed
     )
     bayes = bayes.set_index("model").loc[freq["model"]].reset_index()
-    here = z * np.sqrt(freq["prediction"] / freq["samples_per_question"] / freq["questions"])
-    pop = z * freq["se_mean"]
     return pd.DataFrame(
         {
             "model": freq["model"],
             "questions": freq["questions"],
             "samples_per_question": freq["samples_per_question"],
             "accuracy": freq["accuracy"],
-            "here_freq_low": freq["accuracy"] - here,
-            "here_freq_high": freq["accuracy"] + here,
+            "here_freq_low": freq["here_low"],
+            "here_freq_high": freq["here_high"],
             "here_bayes_low": bayes["ubar_low"],
             "here_bayes_high": bayes["ubar_high"],
-            "population_freq_low": freq["accuracy"] - pop,
-            "population_freq_high": freq["accuracy"] + pop,
+            "population_freq_low": freq["accuracy_low"],
+            "population_freq_high": freq["accuracy_high"],
             "population_bayes_low": bayes["mu_low"],
             "population_bayes_high": bayes["mu_high"],
             "kappa": bayes["kappa"],
@@ -72,15 +81,35 @@ def compare_models(ds, *, confidence_level: float = 0.95, random_seed: int = 0) 
     )
 
 
-def compare_pairs(ds, *, confidence_level: float = 0.95, random_seed: int = 0,
-                  on_missing: str = "raise", max_difference: float | None = None) -> pd.DataFrame:  # fmt: skip
+def compare_pairs(
+    ds,
+    *,
+    confidence_level: float = 0.95,
+    random_seed: int = 0,
+    on_missing: str = "raise",
+    max_difference: float | None = None,
+) -> pd.DataFrame:
     """Frequentist and Bayesian answers for every pair (a - b), side by side.
 
-    * *these questions*: frequentist difference +- z sqrt((pred_a / K_a + pred_b / K_b) / N)
-      against the Bayesian interval of dbar = mean_i (u_a,i - u_b,i) and P(a > b);
-    * *the population of questions*: frequentist difference +- z se_mean (paired data plus
-      prediction noise), with the z test and the sign test, against the Bayesian population-level
-      interval.
+    * *these questions*: the frequentist Newcombe combination of the two models'
+      these-questions intervals (their prediction noises are independent given the questions;
+      :func:`bayesnoise.frequentist.here_difference_interval`) against the Bayesian interval of
+      dbar = mean_i (u_a,i - u_b,i) and P(a > b);
+    * *the population of questions*: the frequentist paired score interval (Tango's, at the
+      effective number of questions; :func:`bayesnoise.frequentist.difference_interval`), with
+      the z test and the sign test, against the Bayesian population-level interval.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        From :func:`bayesnoise.load`.
+    confidence_level : float, default 0.95
+    random_seed : int, default 0
+        Seed of the Monte Carlo parts of the Bayesian intervals.
+    on_missing : {"raise", "intersect"}
+        What to do when models do not cover the same questions.
+    max_difference : float, optional
+        Keep only pairs with ``|difference| <= max_difference``.
 
     Returns
     -------
@@ -103,8 +132,6 @@ def compare_pairs(ds, *, confidence_level: float = 0.95, random_seed: int = 0,
     from bayesnoise import conjugate, frequentist
 
     ds = complete(ds, on_missing=on_missing)
-    z = z_from_level(confidence_level)
-    single = frequentist.model_noise(ds).set_index("model")
     mat = frequentist.pair_noise_dataset(ds)
     cols = ["difference", "se_mean", "z", "p_normal", "p_sign_test"]
     pairs = pair_table(mat["model"].values, {c: mat[c].values for c in cols})
@@ -114,24 +141,20 @@ def compare_pairs(ds, *, confidence_level: float = 0.95, random_seed: int = 0,
     bayes = bayes.set_index(["model_a", "model_b"]).loc[
         list(zip(pairs["model_a"], pairs["model_b"], strict=True))
     ]
-    pred_k = single["prediction"] / single["samples_per_question"]
-    n = mat.attrs["questions"]
-    here = z * np.sqrt(
-        (pred_k.loc[pairs["model_a"]].to_numpy() + pred_k.loc[pairs["model_b"]].to_numpy()) / n
-    )
-    pop = z * pairs["se_mean"]
+    ia, ib = triu_pairs(mat.sizes["model"])
+    freq = frequentist.pair_intervals(mat, ia, ib, confidence_level=confidence_level)
     out = pd.DataFrame(
         {
             "model_a": pairs["model_a"],
             "model_b": pairs["model_b"],
             "difference": pairs["difference"],
-            "here_freq_low": pairs["difference"] - here,
-            "here_freq_high": pairs["difference"] + here,
+            "here_freq_low": freq["here_low"],
+            "here_freq_high": freq["here_high"],
             "here_bayes_low": bayes["difference_low"].to_numpy(),
             "here_bayes_high": bayes["difference_high"].to_numpy(),
             "p_a_better": bayes["p_a_better"].to_numpy(),
-            "population_freq_low": pairs["difference"] - pop,
-            "population_freq_high": pairs["difference"] + pop,
+            "population_freq_low": freq["difference_low"],
+            "population_freq_high": freq["difference_high"],
             "population_bayes_low": bayes["population_low"].to_numpy(),
             "population_bayes_high": bayes["population_high"].to_numpy(),
             "z": pairs["z"],

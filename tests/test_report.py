@@ -51,3 +51,36 @@ def test_render_formats():
     assert json.loads(render(df, "json"))[1] == {"model": "b", "x": None, "n": 2}
     with pytest.raises(ValueError, match="format"):
         render(df, "xml")
+
+
+def test_compare_frequentist_intervals_stay_in_range_and_use_exact_ragged_k():
+    import warnings
+
+    from bayesnoise.data import from_arrays
+    from bayesnoise.frequentist import accuracy_interval, here_accuracy_interval
+
+    # 9 of 10 right with K = 1 (the old Wald printed 1.086) and a ragged-K model (K in {2, 18})
+    k = np.array([[1] * 10, [2, 18] * 5])
+    correct = np.array([[1] * 9 + [0], [1, 9, 2, 18, 0, 10, 1, 17, 2, 5]])
+    ds = from_arrays(correct, k, models=["sharp", "ragged"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = compare_models(ds).set_index("model")
+        pairs = compare_pairs(ds)
+    acc = out.loc["sharp", "accuracy"]
+    assert acc + 1.959963984540054 * np.sqrt(acc * (1 - acc) / 10) > 1  # the old Wald
+    assert 0 < out.loc["sharp", "population_freq_low"] < out.loc["sharp", "population_freq_high"]
+    assert out.loc["sharp", "population_freq_high"] < 1
+    assert np.isnan(out.loc["sharp", "here_freq_low"])  # K = 1: not identifiable
+    assert out.loc["sharp", "population_freq_high"] == pytest.approx(
+        accuracy_interval(0.9, 0.09, 10)[1]
+    )
+    p = correct[1] / k[1]
+    var_here = np.mean(p * (1 - p) / (k[1] - 1))  # sum_i what_i / K_i / N^2, times N
+    low, high = here_accuracy_interval(p.mean(), var_here, 10, 10 / np.sum(1 / k[1]))
+    assert (out.loc["ragged", "here_freq_low"], out.loc["ragged", "here_freq_high"]) == (
+        pytest.approx(low),
+        pytest.approx(high),
+    )
+    row = pairs.iloc[0]
+    assert -1 <= row.population_freq_low < row.difference < row.population_freq_high <= 1

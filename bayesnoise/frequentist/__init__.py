@@ -1,7 +1,15 @@
-"""Frequentist noise estimators (DESIGN.md section 2): numpy core in ``_core``, table wrappers here."""
+"""Frequentist noise estimators: numpy core in ``_core``, score intervals in ``intervals``, table
+wrappers in ``noise``."""
 
 from bayesnoise.frequentist.arena import ARENA_COLUMNS, arena_summary
-from bayesnoise.frequentist.intervals import accuracy_interval, proportion_interval
+from bayesnoise.frequentist.columns import model_intervals, pair_intervals
+from bayesnoise.frequentist.intervals import (
+    accuracy_interval,
+    difference_interval,
+    here_accuracy_interval,
+    here_difference_interval,
+    proportion_interval,
+)
 from bayesnoise.frequentist.noise import (
     MODEL_COLUMNS,
     PAIR_COLUMNS,
@@ -25,9 +33,14 @@ __all__ = [
     "PairedTestResult",
     "accuracy_interval",
     "arena_summary",
+    "difference_interval",
+    "here_accuracy_interval",
+    "here_difference_interval",
     "meta_z",
     "minimum_detectable_difference",
+    "model_intervals",
     "model_noise",
+    "pair_intervals",
     "pair_noise",
     "pair_noise_dataset",
     "paired_test",

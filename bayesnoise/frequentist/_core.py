@@ -1,4 +1,4 @@
-"""numpy core of the frequentist estimators (DESIGN.md section 2). Knows nothing of xarray.
+"""numpy core of the frequentist estimators. Knows nothing of xarray.
 
 Arrays are (M, N): M models, N questions. ``p`` is the mean score per cell, ``w`` the within-cell
 variance of the samples (ddof=0), ``k`` the number of samples; cells a model did not answer are
@@ -79,7 +79,10 @@ def model_components(p, w, k, *, correction: bool = True, mean_sq=None) -> dict[
     Returns a dict of (M,) arrays: ``questions`` (N_m), ``accuracy``, ``total``, ``data``,
     ``prediction``, ``var_mean`` (variance of the K-averaged per-question score, so that
     ``var_mean / N`` is the squared SE of the observed score), ``mean_w``, ``b`` (the small-K
-    correction, 0 without correction) and ``mean_k``.
+    correction, 0 without correction), ``mean_k``, ``harmonic_k`` (N / sum_i 1 / K_i),
+    ``var_here`` (mean_i w_i / (K_i - 1) whatever ``correction``: N times the unbiased variance
+    of the accuracy around its expectation on these questions; NaN where a K_i < 2) and
+    ``scale`` (largest |p_i|, for the zero-variance tolerance).
     ``data`` and ``prediction`` are NaN where any K_i < 2 (the split is not identifiable);
     ``total`` is always defined. ``data + prediction == total`` up to rounding.
     """
@@ -99,14 +102,28 @@ def model_components(p, w, k, *, correction: bool = True, mean_sq=None) -> dict[
             var_mean = _row_mean(centred * centred, complete)
             mean_w = _row_mean(p * (1.0 - p) if w is None else w, complete)
         mean_k = np.where(answered, k, 0).sum(axis=-1) / np.where(n > 0, n, np.nan)
+        harmonic_k = n / np.where(answered, 1.0 / np.where(answered, k, 1), 0.0).sum(axis=-1)
+        scale = np.nanmax(np.abs(np.where(answered, p, np.nan)), axis=-1, initial=0.0)
     total = var_mean + mean_w
     splittable = np.where(answered, k, 2).min(axis=-1) >= 2
-    b = correction_terms(w, k, mean_w, p) if correction else np.zeros_like(total)
+    var_here = correction_terms(w, k, mean_w, p)  # mean_i w_i / (K_i - 1); NaN if a K_i < 2
+    b = var_here if correction else np.zeros_like(total)
     data = np.where(splittable, var_mean - b, np.nan)
     prediction = np.where(splittable, mean_w + b, np.nan)
-    return {"questions": n, "accuracy": accuracy, "total": total, "data": data,
-            "prediction": prediction, "var_mean": var_mean, "mean_w": mean_w, "b": b,
-            "mean_k": mean_k}  # fmt: skip
+    return {
+        "questions": n,
+        "accuracy": accuracy,
+        "total": total,
+        "data": data,
+        "prediction": prediction,
+        "var_mean": var_mean,
+        "mean_w": mean_w,
+        "b": b,
+        "mean_k": mean_k,
+        "harmonic_k": harmonic_k,
+        "var_here": var_here,
+        "scale": scale,
+    }
 
 
 def pair_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarray]:
@@ -141,9 +158,17 @@ def pair_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarray
         sd = np.sqrt(var)
         correlation = cov / (sd[:, None] * sd[None, :])
     wins = n * acc[:, None] - gram
-    return {"difference": acc[:, None] - acc[None, :], "total": total, "data": data,
-            "prediction": prediction, "var_mean": var_mean, "correlation": correlation,
-            "wins": wins, "n": n, "model": single}  # fmt: skip
+    return {
+        "difference": acc[:, None] - acc[None, :],
+        "total": total,
+        "data": data,
+        "prediction": prediction,
+        "var_mean": var_mean,
+        "correlation": correlation,
+        "wins": wins,
+        "n": n,
+        "model": single,
+    }
 
 
 def _gram(p: np.ndarray) -> np.ndarray:

@@ -9,12 +9,20 @@ import xarray as xr
 from bayesnoise.data import complete
 from bayesnoise.frequentist import _core
 
-ARENA_COLUMNS = ["benchmark", "models", "questions", "p5_min", "p5_max", "p5_min_count",
-                 "p5_max_count"]  # fmt: skip
+ARENA_COLUMNS = [
+    "benchmark",
+    "models",
+    "questions",
+    "p5_min",
+    "p5_max",
+    "p5_min_count",
+    "p5_max_count",
+]
 
 
-def arena_summary(ds: xr.Dataset, *, on_missing: str = "raise", threshold: float = 0.5,
-                  significance: float = 0.05) -> pd.DataFrame:  # fmt: skip
+def arena_summary(
+    ds: xr.Dataset, *, on_missing: str = "raise", threshold: float = 0.5, significance: float = 0.05
+) -> pd.DataFrame:
     """Eval-Arena's p5_min / p5_max for one benchmark.
 
     Each cell's mean score is thresholded (``score > threshold`` counts as solved), every pair
@@ -24,6 +32,17 @@ def arena_summary(ds: xr.Dataset, *, on_missing: str = "raise", threshold: float
     * ``p5_max_count``: the largest |solved_A - solved_B| among pairs with p > ``significance``;
 
     also as fractions of N (``p5_min``, ``p5_max``). All pairs at once from two matrix products.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        From :func:`bayesnoise.load`.
+    on_missing : {"raise", "intersect"}
+        What to do when models do not cover the same questions.
+    threshold : float, default 0.5
+        A cell counts as solved when its mean score exceeds this (scores in [0, 1]).
+    significance : float, default 0.05
+        Level of the two-sided sign test.
 
     Returns
     -------
@@ -55,7 +74,16 @@ def arena_summary(ds: xr.Dataset, *, on_missing: str = "raise", threshold: float
     min_count = float(sig.min()) if sig.size else np.nan
     max_count = float(nonsig.max()) if nonsig.size else np.nan
     return pd.DataFrame(
-        [[ds.attrs.get("benchmark", ""), solved.shape[0], n, min_count / n, max_count / n,
-          min_count, max_count]],
+        [
+            [
+                ds.attrs.get("benchmark", ""),
+                solved.shape[0],
+                n,
+                min_count / n,
+                max_count / n,
+                min_count,
+                max_count,
+            ]
+        ],
         columns=ARENA_COLUMNS,
-    )  # fmt: skip
+    )

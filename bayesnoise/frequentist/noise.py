@@ -11,8 +11,8 @@ from scipy import special
 
 from bayesnoise._common import pair_table, triu_pairs
 from bayesnoise.data import MODEL, DataError, attr, complete
-from bayesnoise.frequentist import _core
-from bayesnoise.frequentist.intervals import accuracy_interval, difference_interval
+from bayesnoise.frequentist import _core, _score
+from bayesnoise.frequentist.columns import model_intervals, pair_intervals
 
 MODEL_A, MODEL_B = "model_a", "model_b"
 
@@ -51,19 +51,27 @@ def _split_note(ds: xr.Dataset, comps: dict) -> str | None:
         why = "some questions have K = 1 sample"
     return (
         f"data/prediction split not identifiable for {int(bad.sum())} model(s) ({names}): {why}; "
-        "one sample per question measures only the total variance, so se_data and se_prediction "
-        "are left empty"
+        "one sample per question measures only the total variance, so se_data, se_prediction "
+        "and the these-questions (here_*) intervals are left empty"
     )
 
 
-MODEL_COLUMNS = ["model", "questions", "samples_per_question", "accuracy", "se_total", "se_data",
-                 "se_prediction", "se_mean"]  # fmt: skip
+MODEL_COLUMNS = [
+    "model",
+    "questions",
+    "samples_per_question",
+    "accuracy",
+    "se_total",
+    "se_data",
+    "se_prediction",
+    "se_mean",
+]
 
 
 def model_noise(
     ds: xr.Dataset, *, correction: bool = True, confidence_level: float | None = None
 ) -> pd.DataFrame:
-    """Per-model accuracy and total / data / prediction noise (DESIGN.md section 2).
+    """Per-model accuracy and total / data / prediction noise.
 
     Parameters
     ----------
@@ -74,8 +82,10 @@ def model_noise(
         data = var_i(p_i), prediction = mean_i(w_i) (what the all-the-noises model tables report;
         biased by a 1/(K-1) share of the prediction variance).
     confidence_level : float, optional
-        Add ``accuracy_low``, ``accuracy_high``: an interval for the accuracy on the population
-        of questions (see :func:`accuracy_interval`).
+        Add ``accuracy_low``, ``accuracy_high``, a Wilson-type interval for the accuracy on the
+        population of questions (:func:`accuracy_interval`), and ``here_low``, ``here_high``,
+        one for the expected accuracy on these questions (:func:`here_accuracy_interval`; NaN
+        with K = 1, the reason in ``df.attrs["note"]``).
 
     Returns
     -------
@@ -117,10 +127,7 @@ def model_noise(
         }
     )
     if confidence_level is not None:
-        low, high = accuracy_interval(
-            df["accuracy"].to_numpy(), comps["var_mean"], n, confidence_level=confidence_level
-        )
-        df["accuracy_low"], df["accuracy_high"] = low, high
+        df = df.assign(**model_intervals(comps, confidence_level=confidence_level))
     note = _split_note(ds, comps)
     if note:
         warnings.warn(note, UserWarning, stacklevel=2)
@@ -143,7 +150,29 @@ def pair_noise_dataset(
     ``prediction``, ``var_mean``, ``se_total``, ``se_data``, ``se_prediction``, ``se_mean``, ``z``
     (difference / se_mean), ``p_normal``, ``wins_a`` (expected number of questions a wins:
     sum_i p_a (1 - p_b)), ``p_sign_test``, ``p_mcnemar``, ``correlation`` and, with ``n_boot > 0``,
-    ``se_bootstrap`` (paired bootstrap over questions, seeded by ``random_seed``).
+    ``se_bootstrap`` (paired bootstrap over questions, seeded by ``random_seed``). ``z`` is NaN,
+    with the reason in ``attrs["note"]``, where var_i(p_a - p_b) is zero up to rounding
+    (<= 1e-12 times the square of the largest |score| of the two models).
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        From :func:`bayesnoise.load`, with at least two models.
+    on_missing : {"raise", "intersect"}
+        What to do when models do not cover the same questions.
+    correction : bool, default True
+        Small-K correction of the paired data/prediction split.
+    n_boot : int, default 0
+        Paired bootstrap replicates (0: none).
+    random_seed : int, optional
+        Seed of the bootstrap.
+
+    Returns
+    -------
+    xarray.Dataset
+        The M x M matrices above, per-model ``accuracy`` and the per-model moments the interval
+        functions use (``var_mean_model``, ``var_here_model``, ``harmonic_k_model``,
+        ``samples_per_question_model``, ``scale_model``).
 
     Examples
     --------
@@ -168,8 +197,12 @@ def pair_noise_dataset(
     n = comps["n"]
     wins = comps["wins"]
     se_mean = _core.se(comps["var_mean"], n)
+    scale = comps["model"]["scale"]
+    # No z from a variance that is zero up to rounding: var <= 1e-12 * scale^2, scale the
+    # largest |score| of the two models (see _score.ZERO_RTOL).
+    flat = _score.is_zero_variance(comps["var_mean"], np.maximum.outer(scale, scale))
     with np.errstate(invalid="ignore", divide="ignore"):
-        z = np.where(se_mean > 0, comps["difference"] / se_mean, np.nan)
+        z = np.where(flat, np.nan, comps["difference"] / se_mean)
     dims = (MODEL_A, MODEL_B)
     names = ds[MODEL].values.astype(str)
     out = xr.Dataset(
@@ -191,6 +224,10 @@ def pair_noise_dataset(
             "correlation": (dims, comps["correlation"]),
             "accuracy": (MODEL, comps["model"]["accuracy"]),
             "var_mean_model": (MODEL, comps["model"]["var_mean"]),
+            "var_here_model": (MODEL, comps["model"]["var_here"]),
+            "harmonic_k_model": (MODEL, comps["model"]["harmonic_k"]),
+            "samples_per_question_model": (MODEL, comps["model"]["mean_k"]),
+            "scale_model": (MODEL, scale),
         },
         coords={MODEL_A: names, MODEL_B: names, MODEL: names},
         attrs={
@@ -200,6 +237,15 @@ def pair_noise_dataset(
         },
     )
     note = _split_note(ds, comps["model"])
+    iu = np.triu_indices(len(names), k=1)
+    n_flat = int(flat[iu].sum())
+    if n_flat:
+        why = (
+            f"z not computed for {n_flat} pair(s): the variance of the paired difference is zero "
+            "up to rounding (<= 1e-12 * largest |score|^2; the models agree on every question "
+            "or there is one question)"
+        )
+        note = f"{note}; {why}" if note else why
     if note:
         warnings.warn(note, UserWarning, stacklevel=2)
         out.attrs["note"] = note
@@ -219,9 +265,21 @@ def _symmetric(test, wins: np.ndarray) -> np.ndarray:
     return out
 
 
-PAIR_COLUMNS = ["model_a", "model_b", "accuracy_a", "accuracy_b", "difference", "se_total",
-                "se_data", "se_prediction", "se_mean", "z", "p_sign_test", "p_mcnemar",
-                "correlation"]  # fmt: skip
+PAIR_COLUMNS = [
+    "model_a",
+    "model_b",
+    "accuracy_a",
+    "accuracy_b",
+    "difference",
+    "se_total",
+    "se_data",
+    "se_prediction",
+    "se_mean",
+    "z",
+    "p_sign_test",
+    "p_mcnemar",
+    "correlation",
+]
 
 
 def _pair_rows(mat: xr.Dataset, columns: list[str]) -> pd.DataFrame:
@@ -261,8 +319,10 @@ def pair_noise(
     random_seed : int, optional
         Seed of the bootstrap.
     confidence_level : float, optional
-        Add ``difference_low``, ``difference_high``: an interval for the difference of the two
-        models' accuracies on the population of questions (see :func:`difference_interval`).
+        Add ``difference_low``, ``difference_high``, a score interval for the difference of the
+        two models' accuracies on the population of questions (:func:`difference_interval`),
+        and ``here_low``, ``here_high``, one for the difference of their expected accuracies on
+        these questions (:func:`here_difference_interval`; NaN with K = 1).
 
     Returns
     -------
@@ -291,13 +351,8 @@ def pair_noise(
     extra = ["total", "data", "prediction"] + (["se_bootstrap"] if n_boot > 0 else [])
     df = _pair_rows(mat, [*PAIR_COLUMNS[4:], *extra])
     if confidence_level is not None:
-        var = mat["var_mean_model"].values
         ia, ib = triu_pairs(mat.sizes[MODEL])
-        df["difference_low"], df["difference_high"] = difference_interval(
-            df["accuracy_a"].to_numpy(), df["accuracy_b"].to_numpy(), var[ia], var[ib],
-            mat["var_mean"].values[ia, ib], mat.attrs["questions"],
-            confidence_level=confidence_level,
-        )  # fmt: skip
+        df = df.assign(**pair_intervals(mat, ia, ib, confidence_level=confidence_level))
     if max_difference is not None:
         df = df[np.abs(df["difference"]) <= max_difference].reset_index(drop=True)
     return df

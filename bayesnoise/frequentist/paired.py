@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import xarray as xr
 from scipy import stats
 
-from bayesnoise._common import ConfidenceInterval, z_from_level
+from bayesnoise._common import ConfidenceInterval
 from bayesnoise.data import MODEL, complete
-from bayesnoise.frequentist import _core
+from bayesnoise.frequentist import _core, _score
+from bayesnoise.frequentist.intervals import difference_interval
 from bayesnoise.frequentist.noise import pair_noise_dataset
+
+METHODS = ("z", "sign", "mcnemar", "bootstrap")
 
 
 @dataclass
@@ -22,16 +26,22 @@ class PairedTestResult:
     ----------
     statistic : float
         z for ``method="z"`` and ``"bootstrap"``; the number of questions ``a`` wins for
-        ``"sign"``; the chi-square statistic for ``"mcnemar"``.
+        ``"sign"``; the chi-square statistic for ``"mcnemar"``. NaN (with a warning) when the
+        variance behind a z is zero up to rounding.
     pvalue : float
         Two-sided.
     difference : float
         Observed accuracy of ``a`` minus ``b``.
     se : float
-        Standard error of the observed difference used by the z interval (``se_mean``, or the
-        bootstrap SE for ``method="bootstrap"``).
+        Standard error of the observed difference (``se_mean`` = sqrt(var_i(p_a - p_b) / N), or
+        the bootstrap SE for ``method="bootstrap"``).
+    method : str
+    questions : int
     noise : dict
-        Paired ``total``, ``data``, ``prediction`` variances and their ``se_*``.
+        Paired ``total``, ``data``, ``prediction`` variances (per question) and their ``se_*``.
+    moments : dict
+        What the score interval needs: ``accuracy_a``, ``accuracy_b``, ``var_a``, ``var_b``,
+        ``var_difference`` (per-question variances, ddof 0) and ``samples_per_question``.
     """
 
     statistic: float
@@ -41,11 +51,44 @@ class PairedTestResult:
     method: str
     questions: int
     noise: dict = field(default_factory=dict)
+    moments: dict = field(default_factory=dict)
 
-    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """Normal-theory interval ``difference +- z * se`` for the difference of mean scores."""
-        half = z_from_level(confidence_level) * self.se
-        return ConfidenceInterval(self.difference - half, self.difference + half)
+    def confidence_interval(
+        self, confidence_level: float = 0.95, *, method: str = "tango"
+    ) -> ConfidenceInterval:
+        """Interval for the difference of the two population accuracies.
+
+        ``method="tango"`` (default) and ``"newcombe"``: the score intervals of
+        :func:`difference_interval`, never outside [-1, 1] and never of zero width.
+        ``"wald"``: ``difference +- z * se`` (with the bootstrap SE after
+        ``method="bootstrap"``), clipped to [-1, 1].
+        """
+        m = self.moments
+        if method == "wald":
+            var = self.se**2 * self.questions  # per question, so that the bootstrap SE is used
+            low, high = difference_interval(
+                m["accuracy_a"],
+                m["accuracy_b"],
+                m["var_a"],
+                m["var_b"],
+                var,
+                self.questions,
+                confidence_level=confidence_level,
+                method="wald",
+            )
+        else:
+            low, high = difference_interval(
+                m["accuracy_a"],
+                m["accuracy_b"],
+                m["var_a"],
+                m["var_b"],
+                m["var_difference"],
+                self.questions,
+                samples_per_question=m["samples_per_question"],
+                confidence_level=confidence_level,
+                method=method,
+            )
+        return ConfidenceInterval(float(low), float(high))
 
 
 def paired_test(
@@ -60,17 +103,33 @@ def paired_test(
 ) -> PairedTestResult:
     """Test whether two models differ on the same questions.
 
+    No z is formed from a variance that is zero up to rounding, i.e. var <= 1e-12 * scale^2 with
+    scale the largest |score| of the two models (one question, or two models that agree on every
+    question): the statistic and p-value are then NaN and a warning says why.
+
     Parameters
     ----------
     ds : xarray.Dataset
+        From :func:`bayesnoise.load`, holding both models.
     model_a, model_b : str
+        Model names; the difference is ``a - b``.
     method : {"z", "sign", "mcnemar", "bootstrap"}
         ``z``: difference / se_mean with se_mean = sqrt(var_i(p_a - p_b) / N), normal p-value.
         ``sign``: exact two-sided binomial test on the (expected) discordant counts.
         ``mcnemar``: chi-square with continuity correction on the same counts.
         ``bootstrap``: z with the paired bootstrap SE (``n_boot`` resamples of the questions).
     on_missing : {"raise", "intersect"}
-    n_boot, random_seed : int
+        What to do when the two models do not cover the same questions.
+    n_boot : int, default 2000
+        Bootstrap resamples (``method="bootstrap"`` only).
+    random_seed : int, optional
+        Seed of the bootstrap.
+
+    Returns
+    -------
+    PairedTestResult
+        ``statistic``, ``pvalue``, ``difference``, ``se``; ``confidence_interval()`` gives a
+        score interval for the population difference.
 
     Examples
     --------
@@ -91,15 +150,18 @@ def paired_test(
             raise KeyError(f"no model {name!r}; models are {list(map(str, ds[MODEL].values))}")
     if model_a == model_b:
         raise ValueError("model_a and model_b are the same model")
+    if method not in METHODS:
+        raise ValueError(f"method must be 'z', 'sign', 'mcnemar' or 'bootstrap', not {method!r}")
     sub = complete(ds.sel({MODEL: [model_a, model_b]}), on_missing=on_missing)
     n_boot = n_boot if method == "bootstrap" else 0
     mat = pair_noise_dataset(sub, n_boot=n_boot, random_seed=random_seed)
     cell = mat.isel(model_a=0, model_b=1)
     n = mat.attrs["questions"]
-    noise = {k: float(cell[k]) for k in ("total", "data", "prediction", "se_total", "se_data",
-                                         "se_prediction", "se_mean")}  # fmt: skip
+    keys = ("total", "data", "prediction", "se_total", "se_data", "se_prediction", "se_mean")
+    noise = {k: float(cell[k]) for k in keys}
     diff, se_mean = float(cell["difference"]), float(cell["se_mean"])
     wa, wb = float(mat["wins_a"][0, 1]), float(mat["wins_a"][1, 0])
+    scale = float(mat["scale_model"].max())
     if method == "z":
         stat, pvalue, se = float(cell["z"]), float(cell["p_normal"]), se_mean
     elif method == "sign":
@@ -107,10 +169,29 @@ def paired_test(
     elif method == "mcnemar":
         stat = float(_core.mcnemar_statistic(wa, wb))
         pvalue, se = float(cell["p_mcnemar"]), se_mean
-    elif method == "bootstrap":
-        se = float(cell["se_bootstrap"])
-        stat = diff / se if se > 0 else np.nan
-        pvalue = float(2 * stats.norm.sf(abs(stat))) if se > 0 else np.nan
     else:
-        raise ValueError(f"method must be 'z', 'sign', 'mcnemar' or 'bootstrap', not {method!r}")
-    return PairedTestResult(float(stat), float(pvalue), diff, float(se), method, int(n), noise)
+        se = float(cell["se_bootstrap"])
+        stat = pvalue = np.nan
+        if not _score.is_zero_variance(se * se, scale):
+            stat = diff / se
+            pvalue = float(2 * stats.norm.sf(abs(stat)))
+    if method == "bootstrap" and np.isnan(stat):  # (pair_noise_dataset says so for "z")
+        warnings.warn(
+            f"{model_a} - {model_b}: no z; the variance of the difference (bootstrap SE {se:.3g}) "
+            "is zero up to rounding (<= 1e-12 * largest |score|^2: one question, or the models "
+            "agree on every question); use the sign test or the score interval",
+            UserWarning,
+            stacklevel=2,
+        )
+    var = mat["var_mean_model"].values
+    moments = {
+        "accuracy_a": float(mat["accuracy"][0]),
+        "accuracy_b": float(mat["accuracy"][1]),
+        "var_a": float(var[0]),
+        "var_b": float(var[1]),
+        "var_difference": float(cell["var_mean"]),
+        "samples_per_question": float(mat["samples_per_question_model"].min()),
+    }
+    return PairedTestResult(
+        float(stat), float(pvalue), diff, float(se), method, int(n), noise, moments
+    )

@@ -24,6 +24,20 @@ def _z(alpha: float, power: float, alternative: str) -> float:
 def unpaired_components(data_a, prediction_a, data_b, prediction_b) -> tuple[float, float]:
     """Components of A - B when A and B are scored on independent question sets.
 
+    Without pairing nothing cancels: the data variances add, and so do the prediction
+    variances (no covariance term).
+
+    Parameters
+    ----------
+    data_a, prediction_a, data_b, prediction_b : float
+        Each model's own data and prediction variances, per question (score units squared, e.g.
+        the ``data`` and ``prediction`` columns of :func:`model_noise`; not SEs).
+
+    Returns
+    -------
+    data, prediction : float
+        The per-question variance components of A - B, to pass to the power functions.
+
     Examples
     --------
     >>> unpaired_components(0.25, 0.5, 0.25, 0.125)
@@ -32,11 +46,37 @@ def unpaired_components(data_a, prediction_a, data_b, prediction_b) -> tuple[flo
     return float(data_a + data_b), float(prediction_a + prediction_b)
 
 
-def minimum_detectable_difference(n, *, data, prediction, k=1, alpha=0.05, power=0.8,
-                                  alternative="two-sided"):  # fmt: skip
+def minimum_detectable_difference(
+    n, *, data, prediction, k=1, alpha=0.05, power=0.8, alternative="two-sided"
+):
     """Smallest true difference detected with probability ``power`` at level ``alpha``.
 
-    ``(z_{1-alpha/2} + z_power) * sqrt((data + prediction / k) / n)`` (normal approximation).
+    ``(z_{1-alpha/2} + z_power) * sqrt((data + prediction / k) / n)`` (normal approximation;
+    ``z_{1-alpha}`` for a one-sided test).
+
+    Parameters
+    ----------
+    n : int or array_like
+        Number of questions N.
+    data : float or array_like
+        Data variance of the difference, per question (a variance in score units squared, e.g.
+        ``pair_noise(ds)["data"]``; not an SE). Question-to-question spread of the true gap.
+    prediction : float or array_like
+        Prediction variance of the difference, per question and per sample (e.g.
+        ``pair_noise(ds)["prediction"]``; not an SE): the spread of one sample around its
+        question's expected score, summed over the two models.
+    k : int or array_like, default 1
+        Samples averaged per question.
+    alpha : float, default 0.05
+        Significance level of the test, in (0, 1).
+    power : float, default 0.8
+        Probability of detecting the difference, in (0, 1).
+    alternative : {"two-sided", "one-sided"}
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The difference in accuracy units (a fraction, 0.0251 = 2.51 points).
 
     Examples
     --------
@@ -47,9 +87,36 @@ def minimum_detectable_difference(n, *, data, prediction, k=1, alpha=0.05, power
     return _z(alpha, power, alternative) * np.sqrt(var / np.asarray(n, float))
 
 
-def required_questions(difference, *, data, prediction, k=1, alpha=0.05, power=0.8,
-                       alternative="two-sided"):  # fmt: skip
+def required_questions(
+    difference, *, data, prediction, k=1, alpha=0.05, power=0.8, alternative="two-sided"
+):
     """Number of questions N needed to detect ``difference`` (rounded up).
+
+    N = (data + prediction / k) ((z_{1-alpha/2} + z_power) / difference)^2.
+
+    Parameters
+    ----------
+    difference : float or array_like
+        True difference in accuracy to detect, as a fraction (0.03 = 3 points).
+    data : float or array_like
+        Data variance of the difference, per question (a variance in score units squared, e.g.
+        ``pair_noise(ds)["data"]``; not an SE). Question-to-question spread of the true gap.
+    prediction : float or array_like
+        Prediction variance of the difference, per question and per sample (e.g.
+        ``pair_noise(ds)["prediction"]``; not an SE): the spread of one sample around its
+        question's expected score, summed over the two models.
+    k : int or array_like, default 1
+        Samples averaged per question.
+    alpha : float, default 0.05
+        Significance level of the test, in (0, 1).
+    power : float, default 0.8
+        Probability of detecting the difference, in (0, 1).
+    alternative : {"two-sided", "one-sided"}
+
+    Returns
+    -------
+    numpy.ndarray or float
+        N, rounded up.
 
     Examples
     --------
@@ -60,25 +127,54 @@ def required_questions(difference, *, data, prediction, k=1, alpha=0.05, power=0
     return np.ceil(var * (_z(alpha, power, alternative) / np.asarray(difference, float)) ** 2)
 
 
-def required_samples(difference, *, n, data, prediction, alpha=0.05, power=0.8,
-                     alternative="two-sided"):  # fmt: skip
+def required_samples(
+    difference, *, n, data, prediction, alpha=0.05, power=0.8, alternative="two-sided"
+):
     """Samples per question K needed to detect ``difference`` with N questions (rounded up).
 
+    K = prediction / (N (difference / (z_{1-alpha/2} + z_power))^2 - data), at least 1.
     ``inf`` when the data variance alone is too large: more samples cannot remove data noise,
     only more questions can.
+
+    Parameters
+    ----------
+    difference : float or array_like
+        True difference in accuracy to detect, as a fraction.
+    n : int or array_like
+        Number of questions N.
+    data : float or array_like
+        Data variance of the difference, per question (a variance in score units squared, e.g.
+        ``pair_noise(ds)["data"]``; not an SE). Question-to-question spread of the true gap.
+    prediction : float or array_like
+        Prediction variance of the difference, per question and per sample (e.g.
+        ``pair_noise(ds)["prediction"]``; not an SE): the spread of one sample around its
+        question's expected score, summed over the two models.
+    alpha : float, default 0.05
+        Significance level of the test, in (0, 1).
+    power : float, default 0.8
+        Probability of detecting the difference, in (0, 1).
+    alternative : {"two-sided", "one-sided"}
+
+    Returns
+    -------
+    numpy.ndarray or float
+        K, rounded up (``inf`` if unreachable).
 
     Examples
     --------
     >>> int(required_samples(0.03, n=500, data=0.02, prediction=0.1))
     3
+    >>> float(required_samples(0.01, n=500, data=0.02, prediction=0.1))
+    inf
     """
     budget = (
         np.asarray(n, float) * (np.asarray(difference, float) / _z(alpha, power, alternative)) ** 2
     )
     room = budget - np.asarray(data, float)
     with np.errstate(divide="ignore"):
-        k = np.where(room > 0, np.ceil(np.asarray(prediction, float) / np.where(room > 0, room, 1)),
-                     np.inf)  # fmt: skip
+        k = np.where(
+            room > 0, np.ceil(np.asarray(prediction, float) / np.where(room > 0, room, 1)), np.inf
+        )
     return np.maximum(k, 1.0)
 
 
@@ -93,7 +189,12 @@ def meta_z(z, *, n=None, weights: str = "equal") -> float:
         Questions per eval; needed for ``weights="sqrt_n"``.
     weights : {"equal", "sqrt_n"} or array_like
         1 for each eval (each eval counts the same), sqrt(N_i) (each question counts the same),
-        or explicit weights.
+        or explicit weights (one per eval, unitless).
+
+    Returns
+    -------
+    float
+        The combined z, standard normal when the evals are independent and every z is.
 
     Examples
     --------

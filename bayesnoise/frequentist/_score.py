@@ -1,0 +1,112 @@
+"""Score-type interval machinery (vectorised numpy): Wilson, Newcombe's hybrid, Tango's score.
+
+Scores are in [0, 1], so an accuracy is a mean of [0, 1] variables and a paired difference a mean
+of [-1, 1] variables. An interval for such a mean is a score interval for a proportion (or for a
+paired 2 x 2 table) at an *effective* number of questions, which equals the true count for one
+0/1 sample per question.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# A variance is "zero up to rounding" when var <= ZERO_RTOL * scale**2, scale being the largest
+# |score| involved (1 for scores in [0, 1]): float sums of N scores carry a relative error of
+# order N * 1e-16, far below 1e-12 for any realistic N, while a real variance of a mean of N
+# questions is at least of order 1 / N**2 >> 1e-12 for N < 1e6.
+ZERO_RTOL = 1e-12
+
+
+def is_zero_variance(var, scale=1.0) -> np.ndarray:
+    """True where ``var`` is zero up to rounding: ``var <= 1e-12 * scale**2`` (NaN: False).
+
+    Examples
+    --------
+    >>> is_zero_variance([7e-15 ** 2, 1e-4], scale=1.0).tolist()
+    [True, False]
+    """
+    var = np.asarray(var, dtype=float)
+    scale = np.asarray(scale, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return var <= ZERO_RTOL * scale * scale
+
+
+def wilson(p, n, z):
+    """Wilson score interval of a proportion ``p`` observed on ``n`` (possibly non-integer) trials."""
+    p, n = np.asarray(p, dtype=float), np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        denom = 1.0 + z * z / n
+        centre = (p + z * z / (2.0 * n)) / denom
+        half = z * np.sqrt(np.maximum(p * (1.0 - p), 0.0) / n + z * z / (4.0 * n * n)) / denom
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+def effective_n(spread, var, n, *, fallback, cap=None, floor=None):
+    """n_eff = n spread / var: the number of 0/1 trials (paired trials for a difference) that
+    would be as informative as ``n`` questions whose per-question variance is ``var``, where
+    ``spread`` is the variance a 0/1 variable with the same mean would have (p (1 - p), or
+    q - dbar^2 for a paired difference). ``fallback`` where undefined (spread <= 0, or ``var``
+    zero up to rounding); then clipped to [floor, cap]. NaN ``var`` gives NaN."""
+    spread = np.asarray(spread, dtype=float)
+    var = np.asarray(var, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n_eff = n * spread / var
+    bad = (spread <= 0) | is_zero_variance(var) | ~np.isfinite(n_eff)
+    n_eff = np.where(bad, fallback, n_eff)
+    if floor is not None:
+        n_eff = np.maximum(n_eff, floor)
+    if cap is not None:
+        n_eff = np.minimum(n_eff, cap if floor is None else np.maximum(cap, floor))
+    return np.where(np.isnan(var), np.nan, n_eff)
+
+
+def newcombe(pa, la, ua, pb, lb, ub, phi):
+    """Newcombe's hybrid score interval for ``pa - pb`` from the marginal intervals
+    ``(la, ua)``, ``(lb, ub)`` and the correlation ``phi`` of the two estimates (method 10)."""
+    d = pa - pb
+    da, ea = pa - la, ua - pa  # distances below / above each estimate
+    db, eb = pb - lb, ub - pb
+    low = d - np.sqrt(np.maximum(da * da - 2.0 * phi * da * eb + eb * eb, 0.0))
+    high = d + np.sqrt(np.maximum(ea * ea - 2.0 * phi * ea * db + db * db, 0.0))
+    return np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
+
+
+def tango(b, c, n, z, *, iterations: int = 60):
+    """Tango's score interval for the paired difference (b - c) / n of a 2 x 2 table with
+    ``b`` and ``c`` discordant counts out of ``n`` (non-integer counts allowed).
+
+    The limits solve |Z(delta)| = z with Z(delta) = (b - c - n delta) / sqrt(n (2 q + delta -
+    delta^2)), q the constrained maximum-likelihood estimate of the (A wrong, B right) cell
+    probability given delta (a quadratic root); found by vectorised bisection.
+    """
+    b, c, n = (np.asarray(x, dtype=float) for x in np.broadcast_arrays(b, c, n))
+    d = (b - c) / n
+
+    def score(delta):
+        qa = 2.0 * n
+        qb = -b - c + (2.0 * n - b + c) * delta
+        qc = -c * delta * (1.0 - delta)
+        q = (-qb + np.sqrt(np.maximum(qb * qb - 4.0 * qa * qc, 0.0))) / (2.0 * qa)
+        var = np.maximum(n * (2.0 * q + delta - delta * delta), 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (b - c - n * delta) / np.sqrt(var)
+
+    def solve(lo, hi, target, decreasing=True):
+        for _ in range(iterations):
+            mid = 0.5 * (lo + hi)
+            s = score(mid)
+            inside = (s > target) if decreasing else (s < target)
+            inside = np.where(np.isnan(s), False, inside)
+            lo, hi = np.where(inside, mid, lo), np.where(inside, hi, mid)
+        return 0.5 * (lo + hi)
+
+    # Z decreases in delta: the upper limit solves Z = -z on [d, 1], the lower Z = z on [-1, d].
+    high = solve(d.copy(), np.ones_like(d), -z)
+    low_hi, low_lo = d.copy(), -np.ones_like(d)
+    for _ in range(iterations):
+        mid = 0.5 * (low_lo + low_hi)
+        s = score(mid)
+        above = np.where(np.isnan(s), True, s > z)  # beyond the lower limit
+        low_lo, low_hi = np.where(above, mid, low_lo), np.where(above, low_hi, mid)
+    low = 0.5 * (low_lo + low_hi)
+    return np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
