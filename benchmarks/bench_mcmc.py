@@ -1,4 +1,4 @@
-"""Benchmark of the PyMC models: M = 50 models x N = 500 questions, K = 10 (issue 4).
+"""Benchmark of the PyMC models: M = 50 models x N = 500 questions, K = 10.
 
 Simulated correlated benchmark (models share question difficulties, as real evals do):
 theta_m ~ Normal(0, 1), b_i ~ Normal(0, 1.5), u_mi ~ Beta(p phi, (1 - p) phi) with
@@ -41,8 +41,17 @@ def run(kind, sampler, correct, k, draws, tune, seed=1):
     build = time.perf_counter() - start
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tree = hb.fit(model, sampler=sampler, draws=draws, tune=tune, chains=2, cores=2,
-                      random_seed=seed, progressbar=False, check=False)  # fmt: skip
+        tree = hb.fit(
+            model,
+            sampler=sampler,
+            draws=draws,
+            tune=tune,
+            chains=2,
+            cores=2,
+            random_seed=seed,
+            progressbar=False,
+            check=False,
+        )
     wall = time.perf_counter() - start
     names = ["mu", "phi"] if kind == "joint" else ["mu", "kappa"]
     table = hb.diagnostics_table(tree, names)
@@ -80,8 +89,10 @@ def main(argv=None):
         rows.append(run(kind, sampler, correct, args.count, args.draws, args.tune))
         print(pd.DataFrame(rows[-1:]).to_string(index=False, header=len(rows) == 1), flush=True)
     df = pd.DataFrame(rows)
-    print(f"\nM={args.models} x N={args.questions}, K={args.count}; 2 chains x "
-          f"({args.tune} tune + {args.draws} draws)\n")  # fmt: skip
+    print(
+        f"\nM={args.models} x N={args.questions}, K={args.count}; 2 chains x "
+        f"({args.tune} tune + {args.draws} draws)\n"
+    )
     print(df.to_markdown(index=False) if _has_tabulate() else df.to_string(index=False))
     if args.out:
         df.to_csv(args.out, index=False)

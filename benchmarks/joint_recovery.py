@@ -1,4 +1,4 @@
-"""Parameter recovery of the joint model on simulated correlated data (issue 4, model 3).
+"""Parameter recovery of the joint model on simulated correlated data.
 
 Each dataset: M models answer the same N questions K times. Data are generated from the joint
 model's structure with realistic, fixed-range parameters (not from its priors)::
@@ -88,48 +88,72 @@ def main(argv=None):
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = fit(joint_model(c, args.count), sampler=args.sampler, draws=args.draws,
-                       tune=1000, chains=2, random_seed=args.seed + s, progressbar=False,
-                       check=False)  # fmt: skip
+            tree = fit(
+                joint_model(c, args.count),
+                sampler=args.sampler,
+                draws=args.draws,
+                tune=1000,
+                chains=2,
+                random_seed=args.seed + s,
+                progressbar=False,
+                check=False,
+            )
         rep = check_convergence(tree, default_var_names("joint"), warn=False)
         bad_fits += not rep.ok
         divergences += rep.divergences
         post = tree["posterior"]
-        for name, truth, hits, widths in (("dbar", d_true, hit_d, width_d),
-                                          ("population_difference", p_true, hit_p, width_p)):  # fmt: skip
+        for name, truth, hits, widths in (
+            ("dbar", d_true, hit_d, width_d),
+            ("population_difference", p_true, hit_p, width_p),
+        ):
             x = post[name].transpose("chain", "draw", "model_a", "model_b").values
             x = x.reshape(-1, args.models, args.models)[:, ia, ib]
             lo, hi = np.quantile(x, q, axis=0)
             t = truth[ia, ib]
             hits.extend(((lo <= t) & (t <= hi)).tolist())
             widths.extend((hi - lo).tolist())
-        print(f"dataset {s + 1}/{args.datasets}: {time.perf_counter() - start:.0f} s, "
-              f"covered dbar {np.mean(hit_d):.3f} population {np.mean(hit_p):.3f} "
-              f"(oracle dbar {np.mean(hit_o):.3f})"
-              f"{'' if rep.ok else '  [diagnostics: ' + rep.message() + ']'}", flush=True)  # fmt: skip
+        print(
+            f"dataset {s + 1}/{args.datasets}: {time.perf_counter() - start:.0f} s, "
+            f"covered dbar {np.mean(hit_d):.3f} population {np.mean(hit_p):.3f} "
+            f"(oracle dbar {np.mean(hit_o):.3f})"
+            f"{'' if rep.ok else '  [diagnostics: ' + rep.message() + ']'}",
+            flush=True,
+        )
     if args.oracle_only:
         print(f"oracle dbar coverage over {args.datasets} datasets: {np.mean(hit_o):.3f}")
         return {"coverage_oracle_dbar": float(np.mean(hit_o))}
     n = len(hit_d)
     se = np.sqrt(LEVEL * (1 - LEVEL) / n)
-    res = {"datasets": args.datasets, "pairs": n, "mc_se": se,
-           "coverage_dbar": float(np.mean(hit_d)), "coverage_population": float(np.mean(hit_p)),
-           "coverage_oracle_dbar": float(np.mean(hit_o)),
-           "mean_width_dbar": float(np.mean(width_d)),
-           "mean_width_population": float(np.mean(width_p)),
-           "fits_with_diagnostic_warnings": bad_fits, "divergences": divergences,
-           "seconds": time.perf_counter() - start}  # fmt: skip
-    print(f"\nJoint-model recovery: {args.datasets} datasets x {len(ia)} pairs "
-          f"(M={args.models}, N={args.questions}, K={args.count}), 95% intervals")  # fmt: skip
+    res = {
+        "datasets": args.datasets,
+        "pairs": n,
+        "mc_se": se,
+        "coverage_dbar": float(np.mean(hit_d)),
+        "coverage_population": float(np.mean(hit_p)),
+        "coverage_oracle_dbar": float(np.mean(hit_o)),
+        "mean_width_dbar": float(np.mean(width_d)),
+        "mean_width_population": float(np.mean(width_p)),
+        "fits_with_diagnostic_warnings": bad_fits,
+        "divergences": divergences,
+        "seconds": time.perf_counter() - start,
+    }
+    print(
+        f"\nJoint-model recovery: {args.datasets} datasets x {len(ia)} pairs "
+        f"(M={args.models}, N={args.questions}, K={args.count}), 95% intervals"
+    )
     for key in ("dbar", "population"):
         cov = res[f"coverage_{key}"]
         ok = abs(cov - LEVEL) <= 2.58 * se
         res[f"pass_{key}"] = bool(ok)
-        print(f"  {key:11s} coverage {cov:.3f}  (0.95 +- {2.58 * se:.3f}: "
-              f"{'PASS' if ok else 'FAIL'})  mean width {res[f'mean_width_{key}']:.4f}")  # fmt: skip
+        print(
+            f"  {key:11s} coverage {cov:.3f}  (0.95 +- {2.58 * se:.3f}: "
+            f"{'PASS' if ok else 'FAIL'})  mean width {res[f'mean_width_{key}']:.4f}"
+        )
     print(f"  oracle dbar coverage (true parameters, same datasets) {np.mean(hit_o):.3f}")
-    print(f"  fits with diagnostic warnings {bad_fits}, divergences {divergences}, "
-          f"{res['seconds']:.0f} s")  # fmt: skip
+    print(
+        f"  fits with diagnostic warnings {bad_fits}, divergences {divergences}, "
+        f"{res['seconds']:.0f} s"
+    )
     if args.out:
         with open(args.out, "w") as fh:
             json.dump(res, fh)

@@ -1,4 +1,4 @@
-"""Simulation-based calibration (SBC) of the marginal Beta-Binomial model (issue 4, model 1).
+"""Simulation-based calibration (SBC) of the marginal Beta-Binomial model.
 
 For each simulated dataset: draw (mu, kappa) from the default priors, simulate N questions with
 K samples each, fit ``marginal_model`` by NUTS and record the rank of the true mu and kappa among
@@ -89,20 +89,35 @@ def main(argv=None):
             f"min bulk ESS {worst[-1]:.0f}, divergences {report.divergences}",
             flush=True,
         )
-    results = {"datasets": len(r_mu), "L": L_DRAWS, "bins": BINS, "divergences": divergences,
-               "min_bulk_ess": float(np.min(worst)),
-               "seconds": time.perf_counter() - start}  # fmt: skip
-    print(f"\nSBC of marginal_model: {len(r_mu)} datasets (N={args.questions}, K={args.count}), "
-          f"L={L_DRAWS} thinned draws, {BINS}-bin rank histograms")  # fmt: skip
+    results = {
+        "datasets": len(r_mu),
+        "L": L_DRAWS,
+        "bins": BINS,
+        "divergences": divergences,
+        "min_bulk_ess": float(np.min(worst)),
+        "seconds": time.perf_counter() - start,
+    }
+    print(
+        f"\nSBC of marginal_model: {len(r_mu)} datasets (N={args.questions}, K={args.count}), "
+        f"L={L_DRAWS} thinned draws, {BINS}-bin rank histograms"
+    )
     for name, r in (("mu", r_mu), ("kappa", r_kappa)):
         hist = np.bincount(np.asarray(r) * BINS // (L_DRAWS + 1), minlength=BINS)
         chi2 = stats.chisquare(hist)
-        results[name] = {"histogram": hist.tolist(), "chi2": float(chi2.statistic),
-                         "p_value": float(chi2.pvalue), "pass": bool(chi2.pvalue > 0.01)}  # fmt: skip
-        print(f"  {name:6s} histogram {hist.tolist()}  chi2 {chi2.statistic:6.2f}  "
-              f"p = {chi2.pvalue:.3f}  {'PASS' if chi2.pvalue > 0.01 else 'FAIL'}")  # fmt: skip
-    print(f"  divergences {divergences}, smallest bulk ESS {np.min(worst):.0f}, "
-          f"{results['seconds']:.0f} s")  # fmt: skip
+        results[name] = {
+            "histogram": hist.tolist(),
+            "chi2": float(chi2.statistic),
+            "p_value": float(chi2.pvalue),
+            "pass": bool(chi2.pvalue > 0.01),
+        }
+        print(
+            f"  {name:6s} histogram {hist.tolist()}  chi2 {chi2.statistic:6.2f}  "
+            f"p = {chi2.pvalue:.3f}  {'PASS' if chi2.pvalue > 0.01 else 'FAIL'}"
+        )
+    print(
+        f"  divergences {divergences}, smallest bulk ESS {np.min(worst):.0f}, "
+        f"{results['seconds']:.0f} s"
+    )
     if args.out:
         with open(args.out, "w") as fh:
             json.dump(results | {"ranks_mu": r_mu, "ranks_kappa": r_kappa}, fh)

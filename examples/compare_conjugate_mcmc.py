@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from bayesnoise import conjugate, data
+import bayesnoise as bn
+from bayesnoise import conjugate
 from bayesnoise.mcmc import posterior_table_mcmc
 
 DATA = Path(__file__).resolve().parent / "data" / "cruxeval_output_temp0.8.csv.gz"
@@ -38,9 +39,10 @@ def main(argv=None):
     ap.add_argument("--draws", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    ds = data.load(DATA)
-    print(f"{ds.attrs['benchmark']}: {ds.sizes['model']} models x "
-          f"{ds.sizes['question']} questions\n")  # fmt: skip
+    ds = bn.load(DATA)
+    print(
+        f"{ds.attrs['benchmark']}: {ds.sizes['model']} models x {ds.sizes['question']} questions\n"
+    )
     pd.set_option("display.width", 200)
     pd.set_option("display.float_format", "{:.4f}".format)
 
@@ -48,26 +50,46 @@ def main(argv=None):
     cf = conjugate.posterior_table(ds, random_seed=args.seed)
     t_cf = time.perf_counter() - t
     t = time.perf_counter()
-    mc = posterior_table_mcmc(ds, sampler=args.sampler, draws=args.draws,
-                              random_seed=args.seed, progressbar=False)  # fmt: skip
+    mc = posterior_table_mcmc(
+        ds, sampler=args.sampler, draws=args.draws, random_seed=args.seed, progressbar=False
+    )
     t_mc = time.perf_counter() - t
-    print(f"Per model (closed forms {t_cf:.2f} s, MCMC {t_mc:.1f} s, "
-          f"MCMC diagnostics ok: {mc.attrs['converged']})")  # fmt: skip
-    print(side_by_side(cf, mc, ["model"], ["mu", "mu_low", "mu_high", "ubar", "ubar_low",
-                                           "ubar_high", "kappa"]).to_string(index=False))  # fmt: skip
+    print(
+        f"Per model (closed forms {t_cf:.2f} s, MCMC {t_mc:.1f} s, "
+        f"MCMC diagnostics ok: {mc.attrs['converged']})"
+    )
+    print(
+        side_by_side(
+            cf, mc, ["model"], ["mu", "mu_low", "mu_high", "ubar", "ubar_low", "ubar_high", "kappa"]
+        ).to_string(index=False)
+    )
 
     if args.pairs:
         t = time.perf_counter()
         cfp = conjugate.posterior_pairs_table(ds, random_seed=args.seed)
         t_cf = time.perf_counter() - t
         t = time.perf_counter()
-        mcp = posterior_table_mcmc(ds, pairs=True, sampler=args.sampler, draws=args.draws,
-                                   random_seed=args.seed, progressbar=False)  # fmt: skip
+        mcp = posterior_table_mcmc(
+            ds,
+            pairs=True,
+            sampler=args.sampler,
+            draws=args.draws,
+            random_seed=args.seed,
+            progressbar=False,
+        )
         t_mc = time.perf_counter() - t
-        print(f"\nPairs (closed forms {t_cf:.2f} s, joint-model MCMC {t_mc:.1f} s, "
-              f"diagnostics ok: {mcp.attrs['converged']})")  # fmt: skip
-        cols = ["difference", "difference_low", "difference_high", "p_a_better",
-                "population_low", "population_high"]  # fmt: skip
+        print(
+            f"\nPairs (closed forms {t_cf:.2f} s, joint-model MCMC {t_mc:.1f} s, "
+            f"diagnostics ok: {mcp.attrs['converged']})"
+        )
+        cols = [
+            "difference",
+            "difference_low",
+            "difference_high",
+            "p_a_better",
+            "population_low",
+            "population_high",
+        ]
         print(side_by_side(cfp, mcp, ["model_a", "model_b"], cols).head(10).to_string(index=False))
 
 

@@ -1,4 +1,4 @@
-"""MCMC checks of the hierarchical layer: every closed form against PyMC sampling of the same model.
+"""MCMC checks of bayesnoise.mcmc: every closed form against PyMC sampling of the same model.
 
 Tolerances come from arviz's Monte Carlo standard errors. Derivation: for a posterior
 expectation E[f], the MCMC estimate is approximately Normal(E[f], MCSE^2) with
@@ -11,6 +11,8 @@ tens of MCSE. Comparing two MCMC estimates, the MCSEs add in quadrature:
 |a - b| <= 4 sqrt(MCSE_a^2 + MCSE_b^2). Before comparing we require the fit to pass the
 convergence check (r_hat <= 1.01, ESS >= 400, no divergences), so the MCSEs can be trusted.
 """
+
+import warnings
 
 import numpy as np
 import pytest
@@ -62,7 +64,9 @@ def _check_fixed_against_closed_forms(correct, count, mu, kappa, seed, draws=100
     mom = conjugate.finite_sample_moments(alpha, beta, mask=mask)
     for name, key in (("ubar", "ubar"), ("V_x", "v_x"), ("V_pred", "v_pred")):
         worst.append(
-            _assert_moments(post[name], mom[f"{key}_mean"], np.sqrt(mom[f"{key}_var"]), name)
+            _assert_moments(
+                post[name], getattr(mom, f"{key}_mean"), np.sqrt(getattr(mom, f"{key}_var")), name
+            )
         )
     both = mask[0] & mask[1]
     u = post["u"]
@@ -142,8 +146,10 @@ def test_marginal_and_latent_give_the_same_hyperposterior():
     )["posterior"]
     for name in ("mu", "kappa", "ubar", "V_x", "V_pred"):
         a, b = marg[name], lat[name]
-        for method, stat in (("mean", a.mean(SAMPLE) - b.mean(SAMPLE)),
-                             ("sd", a.std(SAMPLE) - b.std(SAMPLE))):  # fmt: skip
+        for method, stat in (
+            ("mean", a.mean(SAMPLE) - b.mean(SAMPLE)),
+            ("sd", a.std(SAMPLE) - b.std(SAMPLE)),
+        ):
             tol = TOL * np.hypot(_mcse(a, method), _mcse(b, method))
             print(f"marginal vs latent {name} {method}: {np.abs(stat.values) / tol * TOL} MCSE")
             assert np.all(np.abs(stat.values) <= tol), f"{name} {method}: {stat.values} > {tol}"
@@ -183,8 +189,8 @@ def test_fit_tree_save_load_roundtrip(tmp_path):
     assert float(tree["posterior"]["ubar"].sel(model="b").mean()) == pytest.approx(
         correct[1, 5:].mean() / 4, abs=0.05
     )
-    path = hb.save(tree, tmp_path / "fit.nc")
-    back = hb.load(path)
+    path = hb.save_fit(tree, tmp_path / "fit.nc")
+    back = hb.load_fit(path)
     xr.testing.assert_identical(back["posterior"].to_dataset(), tree["posterior"].to_dataset())
     xr.testing.assert_equal(back["sample_stats"].to_dataset(), tree["sample_stats"].to_dataset())
     assert back.attrs["bayesnoise_model"] == "marginal" and back.attrs["random_seed"] == 3
@@ -200,8 +206,6 @@ def test_fit_tree_save_load_roundtrip(tmp_path):
 
 
 def test_posterior_tables_have_the_conjugate_columns(tmp_path):
-    from bayesnoise.conjugate.tables import POSTERIOR_COLUMNS, POSTERIOR_PAIR_COLUMNS
-
     rng = np.random.default_rng(4)
     b = rng.normal(0, 1.5, 80)
     p = 1 / (1 + np.exp(-(np.array([-0.5, 0.0, 0.8])[:, None] - b)))
@@ -213,14 +217,16 @@ def test_posterior_tables_have_the_conjugate_columns(tmp_path):
         },
         coords={"model": ["a", "b", "c"]},
     )
+    posterior_columns = list(conjugate.posterior_table(ds).columns)
+    pair_columns = list(conjugate.posterior_pairs_table(ds).columns)
     per_model = hb.posterior_table_mcmc(ds, progressbar=False, save=tmp_path / "m.nc")
-    assert list(per_model.columns) == POSTERIOR_COLUMNS
+    assert list(per_model.columns) == posterior_columns
     assert (tmp_path / "m.nc").exists()
     assert np.all(
         (per_model["ubar_low"] < per_model["ubar"]) & (per_model["ubar"] < per_model["ubar_high"])
     )
     pairs = hb.posterior_table_mcmc(ds, pairs=True, progressbar=False)
-    assert list(pairs.columns) == POSTERIOR_PAIR_COLUMNS
+    assert list(pairs.columns) == pair_columns
     assert pairs[["model_a", "model_b"]].values.tolist() == [["a", "b"], ["a", "c"], ["b", "c"]]
     observed = correct.mean(axis=1) / 5
     obs_diff = observed[[0, 0, 1]] - observed[[1, 2, 2]]
@@ -233,3 +239,36 @@ def test_posterior_tables_have_the_conjugate_columns(tmp_path):
         > pairs["difference_high"] - pairs["difference_low"]
     )
     assert pairs.attrs["model"] == "joint" and pairs.attrs["divergences"] == 0
+
+
+def test_progress_goes_to_stderr_not_stdout(capfd):
+    """With its progress bar on, fit writes nothing to standard output (only to stderr)."""
+    rng = np.random.default_rng(12)
+    correct = rng.binomial(5, rng.beta(2.0, 2.0, size=(2, 40)))
+    built = hb.marginal_model(correct, 5)
+    capfd.readouterr()
+    tree = hb.fit(built, draws=100, tune=100, chains=1, progressbar=True, check=False)
+    out = capfd.readouterr().out
+    assert "posterior" in tree.children
+    assert out == "", f"progress written to stdout: {out[:200]!r}"
+
+
+def test_table_warnings_are_said_once_and_point_at_the_caller():
+    rng = np.random.default_rng(13)
+    correct = rng.binomial(1, 0.6, size=(2, 50)).astype(float)
+    ds = xr.Dataset(
+        {
+            "correct": (("model", "question"), correct),
+            "count": (("model", "question"), np.ones_like(correct, dtype=int)),
+        },
+        coords={"model": ["k1a", "k1b"]},
+    )
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        hb.posterior_table_mcmc(ds, draws=100, tune=100, chains=1, progressbar=False)
+    ident = [w for w in rec if issubclass(w.category, hb.IdentifiabilityWarning)]
+    assert len(ident) == 1 and "k1a, k1b" in str(ident[0].message)
+    conv = [w for w in rec if issubclass(w.category, hb.ConvergenceWarning)]
+    assert len(conv) == 1  # 100 draws of one chain: ESS < 400
+    ours = [w for w in rec if issubclass(w.category, UserWarning)]
+    assert {w.filename for w in ours} == {__file__}, [(w.filename, w.lineno) for w in ours]

@@ -1,9 +1,14 @@
-"""Convergence diagnostics of MCMC fits (r_hat, bulk and tail ESS, divergences) via arviz-stats."""
+"""Convergence diagnostics of MCMC fits (r_hat, bulk and tail ESS, divergences) via arviz-stats.
+
+Also the warning categories of :mod:`bayesnoise.mcmc`.
+"""
 
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,6 +19,7 @@ __all__ = [
     "RHAT_MAX",
     "ConvergenceReport",
     "ConvergenceWarning",
+    "IdentifiabilityWarning",
     "check_convergence",
     "default_var_names",
     "diagnostics_table",
@@ -37,6 +43,19 @@ _DEFAULT_VARS = {
 
 class ConvergenceWarning(UserWarning):
     """MCMC diagnostics out of bounds: the posterior summaries may be unreliable."""
+
+
+class IdentifiabilityWarning(UserWarning):
+    """The data cannot identify a parameter: its posterior is its prior (the message says which)."""
+
+
+# bayesnoise/ itself: warnings are attributed to the first frame outside the package.
+_PACKAGE_DIR = str(Path(__file__).parent.parent) + os.sep
+
+
+def warn_user(message: str, category: type[Warning]) -> None:
+    """Warn, attributed to the user's code (the first frame outside bayesnoise), not ours."""
+    warnings.warn(message, category, stacklevel=2, skip_file_prefixes=(_PACKAGE_DIR,))
 
 
 def default_var_names(kind: str) -> list[str]:
@@ -210,12 +229,11 @@ def check_convergence(
         table=table,
     )
     if warn and not report.ok:
-        warnings.warn(
+        warn_user(
             "MCMC diagnostics out of bounds (worst element per variable): "
             + report.message()
             + ". Run more draws/tune or chains before trusting these numbers.",
             ConvergenceWarning,
-            stacklevel=2,
         )
     return report
 

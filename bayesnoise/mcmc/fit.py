@@ -1,16 +1,17 @@
 """Sampling the hierarchical models and adding the derived noise quantities.
 
-:func:`fit` is the one entry point: it samples any model built by
-:mod:`bayesnoise.mcmc.models` with PyMC's NUTS (default), nutpie or numpyro, adds the
-observed counts and the finite-sample noise quantities that the marginal and joint models
-integrate out (drawn exactly from the conditional Betas), checks convergence, and returns an
-:class:`xarray.DataTree` (arviz 1.x's replacement for ``InferenceData``).
+:func:`fit` is the one entry point: it samples a :class:`BuiltModel` with PyMC's NUTS (default),
+nutpie or numpyro, adds the observed counts and the finite-sample noise quantities that the
+marginal and joint models integrate out (drawn exactly from the conditional Betas), checks
+convergence, and returns an :class:`xarray.DataTree` (arviz 1.x's replacement for
+``InferenceData``). :func:`save_fit` and :func:`load_fit` store it as NetCDF.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import contextlib
 import json
+import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -19,37 +20,41 @@ from typing import Any, Literal
 import numpy as np
 import xarray as xr
 
-from .diagnostics import check_convergence, default_var_names
+from bayesnoise._common import require
 
-__all__ = ["SAMPLERS", "fit", "load", "save"]
+from .diagnostics import check_convergence, default_var_names
+from .inputs import BuiltModel
+
+__all__ = ["SAMPLERS", "fit", "load_fit", "save_fit"]
 
 #: Samplers accepted by :func:`fit`.
 SAMPLERS = ("pymc", "nutpie", "numpyro")
+
+#: Optional packages each sampler needs, with the extra that installs them.
+_SAMPLER_PACKAGES = {"nutpie": ("nutpie",), "numpyro": ("numpyro", "jax")}
 
 # Posterior draws processed at once when drawing u exactly (bounds memory to ~chunk*M*N floats).
 _CHUNK_CELLS = 4_000_000
 
 
-def _kind(model) -> str:
-    kind = getattr(model, "_bayesnoise_kind", None)
-    if kind is None:
+def _check_arguments(built, sampler: str, draws, tune, chains) -> None:
+    """Everything that can be refused before PyMC is imported or anything is compiled."""
+    if not isinstance(built, BuiltModel):
         raise TypeError(
-            "fit() takes a model built by bayesnoise.mcmc "
-            "(marginal_model, latent_model, fixed_hyper_model or joint_model)"
+            "fit() takes a model built by bayesnoise.mcmc (marginal_model, latent_model, "
+            f"fixed_hyper_model or joint_model), got {type(built).__name__}"
         )
-    return kind
-
-
-def _require(module: str, extra: str) -> None:
-    if importlib.util.find_spec(module) is None:
-        raise ImportError(
-            f"sampler '{extra}' needs the optional package '{module}': "
-            f"pip install 'bayesnoise[{extra}]' (or pip install {module})"
-        )
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
+    for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):
+        if int(value) != value or value < (0 if name == "tune" else 1):
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    for module in _SAMPLER_PACKAGES.get(sampler, ()):
+        require(module, sampler, f"sampler={sampler!r}")
 
 
 def fit(
-    model,
+    model: BuiltModel,
     *,
     sampler: Literal["pymc", "nutpie", "numpyro"] = "pymc",
     draws: int = 1000,
@@ -66,13 +71,15 @@ def fit(
 
     Parameters
     ----------
-    model : pymc.Model
+    model : BuiltModel
         From :func:`marginal_model`, :func:`latent_model`, :func:`fixed_hyper_model` or
         :func:`joint_model`.
     sampler : {"pymc", "nutpie", "numpyro"}, default "pymc"
         NUTS implementation. Always passed explicitly to PyMC (with nutpie installed,
         ``pm.sample`` would otherwise pick it silently and skip PyMC's convergence checks);
-        convergence is checked here for every sampler. nutpie and numpyro are optional extras.
+        convergence is checked here for every sampler. nutpie and numpyro are optional extras:
+        without them an ``ImportError`` (``OptionalDependencyError``) naming the extra to
+        install is raised before anything is compiled.
     draws, tune, chains : int
         Kept draws per chain, tuning steps per chain, number of chains.
     cores : int, optional
@@ -80,7 +87,8 @@ def fit(
     random_seed : int, default 0
         Seeds the sampler and the exact Beta draws of the derived quantities.
     progressbar : bool, default True
-        Show the sampler's progress bar on the terminal (set False in tests / ``--quiet``).
+        Show the sampler's progress bar. It is always written to standard error, never to
+        standard output (which stays free for results).
     target_accept : float, optional
         NUTS target acceptance (sampler default when None); raise to 0.9-0.99 on divergences.
     derived : bool, default True
@@ -111,64 +119,57 @@ def fit(
     >>> sorted(tree["posterior"].data_vars)
     ['V_pred', 'V_x', 'data_var', 'kappa', 'mu', 'prediction_var', 'ubar']
     """
+    _check_arguments(model, sampler, draws, tune, chains)
     import pymc as pm
 
-    kind = _kind(model)
-    if sampler not in SAMPLERS:
-        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
-    for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):
-        if int(value) != value or value < (0 if name == "tune" else 1):
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if sampler == "nutpie":
-        _require("nutpie", "nutpie")
-    elif sampler == "numpyro":
-        _require("numpyro", "numpyro")
-
+    kind, data = model.kind, model.data
     start = time.perf_counter()
     if sampler == "nutpie":
         import nutpie
 
-        compiled = nutpie.compile_pymc_model(model)
+        compiled = nutpie.compile_pymc_model(model.model)
         compile_time = time.perf_counter() - start
         kwargs: dict[str, Any] = {}
         if target_accept is not None:
             kwargs["target_accept"] = target_accept
         t1 = time.perf_counter()
-        tree = nutpie.sample(
-            compiled,
-            draws=draws,
-            tune=tune,
-            chains=chains,
-            cores=cores if cores is not None else chains,
-            seed=random_seed,
-            progress_bar=progressbar,
-            save_warmup=False,
-            **kwargs,
-        )
+        with contextlib.redirect_stdout(sys.stderr):
+            tree = nutpie.sample(
+                compiled,
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                cores=cores if cores is not None else chains,
+                seed=random_seed,
+                progress_bar=progressbar,
+                save_warmup=False,
+                **kwargs,
+            )
         sampling_time = time.perf_counter() - t1
     else:
         kwargs = {}
         if target_accept is not None:
             kwargs["target_accept"] = target_accept
-        tree = pm.sample(
-            draws=draws,
-            tune=tune,
-            chains=chains,
-            cores=cores,
-            random_seed=random_seed,
-            progressbar=progressbar,
-            quiet=not progressbar,
-            nuts_sampler=sampler,
-            compute_convergence_checks=False,
-            model=model,
-            **kwargs,
-        )
+        # PyMC's rich console writes to whatever sys.stdout is: progress goes to stderr.
+        with contextlib.redirect_stdout(sys.stderr):
+            tree = pm.sample(
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                cores=cores,
+                random_seed=random_seed,
+                progressbar=progressbar,
+                quiet=not progressbar,
+                nuts_sampler=sampler,
+                compute_convergence_checks=False,
+                model=model.model,
+                **kwargs,
+            )
         wall = time.perf_counter() - start
         sampling_time = float(tree["posterior"].attrs.get("sampling_time", wall))
         compile_time = max(wall - sampling_time, 0.0)
 
     tree = _tidy(tree)
-    data = model._bayesnoise_data
     tree["observed_data"] = xr.Dataset(
         {
             "correct": (("model", "question"), data.correct),
@@ -189,7 +190,7 @@ def fit(
             "compile_time": float(compile_time),
             "sampling_time": float(sampling_time),
             "random_seed": int(random_seed),
-            "priors": json.dumps(asdict(model._bayesnoise_priors)),
+            "priors": json.dumps(asdict(model.priors)),
         }
     )
     if check:
@@ -295,25 +296,51 @@ def _add_finite_sample_joint(tree, data, rng) -> None:
     tree["posterior"] = post
 
 
-def save(tree: xr.DataTree, path: str | Path) -> Path:
-    """Write a fit to NetCDF-4 (h5netcdf engine); :func:`load` reads it back.
+def save_fit(tree: xr.DataTree, path: str | Path) -> Path:
+    """Write a fit to NetCDF-4 (h5netcdf engine); :func:`load_fit` reads it back.
+
+    Parameters
+    ----------
+    tree : xarray.DataTree
+        From :func:`fit`.
+    path : str or pathlib.Path
+        File to write (overwritten).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
 
     Examples
     --------
-    >>> import numpy as np, tempfile, os
-    >>> from bayesnoise.mcmc import marginal_model, fit, save, load
-    >>> tree = fit(marginal_model([[3, 5, 7]], 10), draws=100, tune=100, chains=1,
-    ...            progressbar=False, check=False)
-    >>> path = save(tree, os.path.join(tempfile.mkdtemp(), "fit.nc"))
-    >>> bool((load(path)["posterior"]["mu"] == tree["posterior"]["mu"]).all())
-    True
+    >>> import os, tempfile
+    >>> import numpy as np, xarray as xr
+    >>> from bayesnoise.mcmc import save_fit, load_fit
+    >>> post = xr.Dataset({"mu": (("chain", "draw"), np.full((1, 3), 0.5))})
+    >>> tree = xr.DataTree.from_dict({"posterior": post})
+    >>> path = save_fit(tree, os.path.join(tempfile.mkdtemp(), "fit.nc"))
+    >>> load_fit(path)["posterior"]["mu"].values.tolist()
+    [[0.5, 0.5, 0.5]]
     """
     path = Path(path)
     tree.to_netcdf(path, engine="h5netcdf")
     return path
 
 
-def load(path: str | Path) -> xr.DataTree:
-    """Read a fit written by :func:`save` fully into memory (the file is closed afterwards)."""
+def load_fit(path: str | Path) -> xr.DataTree:
+    """Read a fit written by :func:`save_fit` fully into memory (the file is closed afterwards).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+
+    Returns
+    -------
+    xarray.DataTree
+
+    Examples
+    --------
+    See :func:`save_fit`.
+    """
     with xr.open_datatree(Path(path), engine="h5netcdf") as tree:
         return tree.load().copy()

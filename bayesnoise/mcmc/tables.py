@@ -7,25 +7,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bayesnoise._common import check_confidence_level, pair_table, tail_probabilities
+from bayesnoise.data import DataError
+
+from .builders import joint_model, marginal_model
 from .diagnostics import check_convergence, default_var_names
-from .fit import fit
-from .fit import save as _save_fit
-from .models import joint_model, marginal_model
+from .fit import fit, save_fit
 
 __all__ = ["pairs_table_from_fit", "posterior_table_from_fit", "posterior_table_mcmc"]
 
 _SAMPLE = ("chain", "draw")
 
 
-def _level(confidence_level: float) -> float:
-    level = float(confidence_level)
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level}")
-    return level
-
-
 def _interval(da, level: float):
-    q = da.quantile([(1 - level) / 2, (1 + level) / 2], dim=list(_SAMPLE))
+    q = da.quantile(list(tail_probabilities(level)), dim=list(_SAMPLE))
     return q.isel(quantile=0).values, q.isel(quantile=1).values
 
 
@@ -61,7 +56,7 @@ def posterior_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.Data
     >>> posterior_table_from_fit(tree)["model"].tolist()
     ['a', 'b']
     """
-    level = _level(confidence_level)
+    level = check_confidence_level(confidence_level)
     post = tree["posterior"].to_dataset()
     obs = tree["observed_data"].to_dataset()
     if "ubar" not in post:
@@ -122,33 +117,30 @@ def pairs_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.DataFram
     >>> len(pairs_table_from_fit(tree))
     3
     """
-    level = _level(confidence_level)
+    level = check_confidence_level(confidence_level)
     post = tree["posterior"].to_dataset()
     if "dbar" not in post:
         raise ValueError("the fit has no dbar: fit a joint model with derived=True")
     names = post["model"].values.astype(str)
     if len(names) < 2:
-        raise ValueError("need at least two models for pairs")
-    ia, ib = np.triu_indices(len(names), k=1)
+        raise DataError("need at least two models for pairs")
+    # draws of the (model_a, model_b) matrices, shape (S, M, M)
     dbar = post["dbar"].transpose(*_SAMPLE, "model_a", "model_b").values
     pop = post["population_difference"].transpose(*_SAMPLE, "model_a", "model_b").values
-    d = dbar.reshape(-1, *dbar.shape[2:])[:, ia, ib]
-    p = pop.reshape(-1, *pop.shape[2:])[:, ia, ib]
-    qs = [(1 - level) / 2, (1 + level) / 2]
-    d_q = np.quantile(d, qs, axis=0)
-    p_q = np.quantile(p, qs, axis=0)
-    df = pd.DataFrame(
-        {
-            "model_a": names[ia],
-            "model_b": names[ib],
-            "difference": d.mean(axis=0),
-            "difference_low": d_q[0],
-            "difference_high": d_q[1],
-            "p_a_better": (d > 0).mean(axis=0),
-            "population_low": p_q[0],
-            "population_high": p_q[1],
-        }
-    )
+    dbar = dbar.reshape(-1, *dbar.shape[2:])
+    pop = pop.reshape(-1, *pop.shape[2:])
+    qs = list(tail_probabilities(level))
+    d_q = np.quantile(dbar, qs, axis=0)
+    p_q = np.quantile(pop, qs, axis=0)
+    matrices = {
+        "difference": dbar.mean(axis=0),
+        "difference_low": d_q[0],
+        "difference_high": d_q[1],
+        "p_a_better": (dbar > 0).mean(axis=0),
+        "population_low": p_q[0],
+        "population_high": p_q[1],
+    }
+    df = pair_table(names, matrices)
     df.attrs.update(_fit_attrs(tree, level))
     return df
 
@@ -202,7 +194,8 @@ def posterior_table_mcmc(
     draws, tune, chains, random_seed, progressbar
         Passed to :func:`fit`.
     save : path, optional
-        Also write the fit to this NetCDF file (:func:`save`; read back with :func:`load`).
+        Also write the fit to this NetCDF file (:func:`save_fit`; read it back with
+        :func:`load_fit`).
 
     Returns
     -------
@@ -221,9 +214,9 @@ def posterior_table_mcmc(
     >>> list(df.columns[:4])
     ['model', 'questions', 'accuracy', 'mu']
     """
-    level = _level(confidence_level)
+    level = check_confidence_level(confidence_level)
     if pairs and ds.sizes.get("model", 0) < 2:
-        raise ValueError("need at least two models for pairs")
+        raise DataError("need at least two models for pairs")
     builder = joint_model if pairs else marginal_model
     tree = fit(
         builder(ds),
@@ -235,7 +228,7 @@ def posterior_table_mcmc(
         progressbar=progressbar,
     )
     if save is not None:
-        _save_fit(tree, save)
+        save_fit(tree, save)
     if pairs:
         return pairs_table_from_fit(tree, confidence_level=level)
     return posterior_table_from_fit(tree, confidence_level=level)
