@@ -3,11 +3,13 @@
 Tolerances come from arviz's Monte Carlo standard errors. Derivation: for a posterior
 expectation E[f], the MCMC estimate is approximately Normal(E[f], MCSE^2) with
 MCSE = sd(f) / sqrt(ESS) (``arviz_stats.mcse``, method "mean"; method "sd" for the posterior
-sd). The closed form is exact, so |MCMC - exact| <= 4 MCSE fails with probability
-2 * Phi(-4) = 6.3e-5 per comparison when sampler and closed form are both right: with the
-~1,000 comparisons below the family-wise false-alarm rate is ~6% per random seed, and the seeds
-are fixed, so a pass is reproducible; a real discrepancy (a wrong moment formula) is typically
-tens of MCSE. Comparing two MCMC estimates, the MCSEs add in quadrature:
+sd). The closed form is exact, so each standardised error is ~N(0, 1) when sampler and closed
+form are both right. An array of n such comparisons (e.g. the sd of every u_i) is checked at
+the Bonferroni bound z_n = Phi^-1(1 - ALPHA / (2 n)) with ALPHA = 0.001 per array, so that a
+test with up to ~10 arrays has a family-wise false-alarm rate below 1% (a fixed 4 MCSE gave
+~6% per seed with ~1,000 comparisons, and failed at 4.08 MCSE on the 184 u_i sds of gmat_cot
+in one environment with unchanged code); z_n is 3.5 for n = 2 and 4.6 for n = 200, while a
+real discrepancy (a wrong moment formula) is typically tens of MCSE. Comparing two MCMC estimates, the MCSEs add in quadrature:
 |a - b| <= 4 sqrt(MCSE_a^2 + MCSE_b^2). Before comparing we require the fit to pass the
 convergence check (r_hat <= 1.01, ESS >= 400, no divergences), so the MCSEs can be trusted.
 """
@@ -23,7 +25,17 @@ from bayesnoise import mcmc as hb
 
 pytestmark = pytest.mark.mcmc
 
-TOL = 4.0  # in Monte Carlo standard errors
+TOL = 4.0  # in Monte Carlo standard errors, for comparisons of two MCMC estimates
+ALPHA = 0.001  # false-alarm probability per array of comparisons (Bonferroni within the array)
+
+
+def _tolerance(n: int) -> float:
+    """Bonferroni bound in MCSE for n comparisons at family-wise level ALPHA."""
+    from scipy import special
+
+    return float(special.ndtri(1 - ALPHA / (2 * max(n, 1))))
+
+
 SAMPLE = ("chain", "draw")
 
 
@@ -48,8 +60,9 @@ def _assert_moments(draws: xr.DataArray, mean, sd, what: str):
     s_hat = draws.std(SAMPLE).values
     m_err = np.abs(m_hat - mean) / _mcse(draws, "mean")
     s_err = np.abs(s_hat - sd) / _mcse(draws, "sd")
-    assert np.all(m_err <= TOL), f"{what} mean: worst {m_err.max():.2f} MCSE"
-    assert np.all(s_err <= TOL), f"{what} sd: worst {s_err.max():.2f} MCSE"
+    tol = _tolerance(np.size(m_err))
+    assert np.all(m_err <= tol), f"{what} mean: worst {m_err.max():.2f} MCSE (bound {tol:.2f})"
+    assert np.all(s_err <= tol), f"{what} sd: worst {s_err.max():.2f} MCSE (bound {tol:.2f})"
     return float(m_err.max()), float(s_err.max())
 
 
@@ -91,7 +104,6 @@ def test_fixed_hyperparameters_match_closed_forms_simulated():
     correct = rng.binomial(count, u)
     worst = _check_fixed_against_closed_forms(correct, count, mu, kappa, seed=1)
     print(f"simulated: worst |MCMC - closed form| = {worst:.2f} MCSE")
-    assert worst <= TOL
 
 
 @pytest.mark.shared_data
@@ -99,7 +111,7 @@ def test_fixed_hyperparameters_match_closed_forms_real(shared_data):
     from bayesnoise import load
 
     ds = load(shared_data / "all-the-noises" / "lowk_temp0.7" / "input_table_gmat_cot.csv")
-    ds = ds.isel(model=[0, 10])  # ragged K (4..17 samples per question), 92 questions
+    ds = ds.isel(model=[0, 10])  # ragged K (4..13 samples per question), 92 questions
     correct = ds["correct"].values.astype(int)
     count = ds["count"].values
     eb = conjugate.fit_empirical_bayes(correct, count)
@@ -109,7 +121,6 @@ def test_fixed_hyperparameters_match_closed_forms_real(shared_data):
     # exactly that posterior gave z-scores of mean -0.04 and sd 1.04 (no bias).
     worst = _check_fixed_against_closed_forms(correct, count, eb.mu, eb.kappa, seed=2, draws=2000)
     print(f"gmat_cot: worst |MCMC - closed form| = {worst:.2f} MCSE")
-    assert worst <= TOL
 
 
 def test_full_bayes_matches_empirical_bayes_n500():
