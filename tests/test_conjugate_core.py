@@ -14,7 +14,7 @@ from bayesnoise.conjugate import (
     question_posteriors,
 )
 from bayesnoise.conjugate.beta import posterior_parameters
-from bayesnoise.conjugate.laplace import hyper_draws, hyper_quadrature
+from bayesnoise.conjugate.hyper import hyper_draws, hyper_quadrature
 from bayesnoise.conjugate.newton import maximize_newton_2d
 
 
@@ -118,50 +118,107 @@ def test_fit_recovers_parameters_vectorised():
     assert fit.n_questions[0] == 1990
 
 
-def test_fit_matches_scipy_optimizer():
+def test_fit_matches_brute_force_posterior():
+    # the grid over log kappa with a normal in logit mu per node, against a dense 2-D grid of
+    # the exact posterior (Beta(1, 1) on mu, LogNormal(0, 1.5) on kappa)
+    from scipy import special
+
+    rng = np.random.default_rng(5)
+    k = np.full(300, 4)
+    c = rng.binomial(k, rng.beta(0.8, 1.6, 300))
+    eta = np.linspace(-2.5, 1.5, 801)[:, None]
+    lam = np.linspace(-3.0, 3.0, 801)[None, :]
+    m, kap = special.expit(eta), np.exp(lam)
+    a, b = m * kap, (1 - m) * kap
+    ll = sum(
+        n_c * (special.betaln(a + cc, b + 4 - cc) - special.betaln(a, b))
+        for cc, n_c in zip(*np.unique(c, return_counts=True), strict=True)
+    )
+    lp = ll + np.log(m * (1 - m)) - 0.5 * (lam / 1.5) ** 2
+    post = np.exp(lp - lp.max())
+    post /= post.sum()
+    fit = fit_empirical_bayes(c, k)
+    e_eta, e_lam = (post * eta).sum(), (post * lam).sum()
+    v_eta, v_lam = (post * (eta - e_eta) ** 2).sum(), (post * (lam - e_lam) ** 2).sum()
+    cov = fit.cov
+    assert (cov[0, 0] / v_eta) == pytest.approx(1, abs=0.02)
+    assert (cov[1, 1] / v_lam) == pytest.approx(1, abs=0.02)
+    mu_cdf = np.cumsum(post.sum(axis=1))
+    lo, hi = fit.mu_interval(0.95)
+    ref_lo, ref_hi = (special.expit(eta[np.searchsorted(mu_cdf, p), 0]) for p in (0.025, 0.975))
+    assert lo == pytest.approx(ref_lo, abs=2e-3) and hi == pytest.approx(ref_hi, abs=2e-3)
+    lam_cdf = np.cumsum(post.sum(axis=0))
+    assert np.log(fit.kappa) == pytest.approx(lam[0, np.searchsorted(lam_cdf, 0.5)], abs=0.01)
+
+
+def test_conditional_mode_matches_scipy_optimizer():
+    # given kappa, the conditional mode of logit mu is the maximiser of the penalised likelihood
     from scipy import optimize, special
 
     rng = np.random.default_rng(5)
     k = np.full(300, 4)
     c = rng.binomial(k, rng.beta(0.8, 1.6, 300))
 
-    def nll(th):
-        m, kap = special.expit(th[0]), np.exp(th[1])
+    def nll(e, kap=2.0):
+        m = special.expit(e)
         a, b = m * kap, (1 - m) * kap
-        return -(special.betaln(c + a, k - c + b) - special.betaln(a, b)).sum()
+        lik = (special.betaln(c + a, k - c + b) - special.betaln(a, b)).sum()
+        return -(lik + np.log(m) + np.log1p(-m))
 
-    ref = optimize.minimize(
-        nll, [0.0, 0.0], method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-12}
-    )
-    fit = fit_empirical_bayes(c, k, mu_prior=None)
-    assert fit.mu == pytest.approx(special.expit(ref.x[0]), abs=1e-6)
-    assert fit.kappa == pytest.approx(np.exp(ref.x[1]), rel=1e-5)
-    # Laplace covariance = inverse numerical Hessian
-    h = np.zeros((2, 2))
+    ref = optimize.minimize_scalar(nll, bounds=(-5, 5), method="bounded", options={"xatol": 1e-10})
+    fit = fit_empirical_bayes(c, k, kappa=2.0)
+    assert fit.grid_eta[0] == pytest.approx(ref.x, abs=1e-6)
     eps = 1e-4
-    x0 = np.array([special.logit(fit.mu), np.log(fit.kappa)])
-    for i in range(2):
-        for j in range(2):
-            e_i, e_j = np.eye(2)[i] * eps, np.eye(2)[j] * eps
-            h[i, j] = (
-                nll(x0 + e_i + e_j)
-                - nll(x0 + e_i - e_j)
-                - nll(x0 - e_i + e_j)
-                + nll(x0 - e_i - e_j)
-            ) / (4 * eps**2)
-    np.testing.assert_allclose(fit.cov, np.linalg.inv(h), rtol=1e-3)
+    curv = (nll(ref.x + eps) - 2 * nll(ref.x) + nll(ref.x - eps)) / eps**2
+    assert fit.grid_eta_sd[0] == pytest.approx(1 / np.sqrt(curv), rel=1e-3)
+
+
+def test_default_priors_match_the_pymc_layer():
+    from bayesnoise.conjugate import DEFAULT_KAPPA_PRIOR, DEFAULT_MU_PRIOR
+    from bayesnoise.mcmc import DEFAULT_PRIORS
+
+    assert DEFAULT_MU_PRIOR == (DEFAULT_PRIORS.mu_alpha, DEFAULT_PRIORS.mu_beta)
+    assert DEFAULT_KAPPA_PRIOR == (DEFAULT_PRIORS.kappa_median, DEFAULT_PRIORS.kappa_log_sd)
+
+
+def test_k1_likelihood_does_not_depend_on_kappa():
+    # P(c = 1 | K = 1) = E[u] = mu whatever kappa: kappa is not identified at K = 1
+    from bayesnoise.conjugate.likelihood import marginal_loglik
+
+    lam = np.linspace(np.log(1e-2), np.log(1e4), 9)
+    ll = marginal_loglik(
+        np.full(9, 0.4),
+        lam,
+        np.array([0.0, 1.0]),
+        np.array([1.0, 1.0]),
+        np.tile([7.0, 3.0], (9, 1)),
+        derivatives=False,
+    )
+    np.testing.assert_allclose(ll, ll[0], rtol=1e-10)
 
 
 def test_fit_k1_kappa_not_identifiable_warns():
     c = np.array([[1, 0, 1, 1, 0, 1]])
     with pytest.warns(UserWarning, match="not identifiable"):
         fit = fit_empirical_bayes(c, np.ones_like(c))
-    assert fit.kappa_status[0] == "assumed" and fit.kappa[0] == 1.0
+    assert fit.kappa_status[0] == "not identified (K = 1): prior"
     assert not fit.kappa_identifiable[0]
     assert np.isnan(fit.kappa_se[0])
-    # with the uniform prior on mu the fit is the Beta(s+1, f+1) mode in logit space
+    # the posterior of kappa is its prior: median 1, 95% interval exp(+-1.96 * 1.5)
+    assert fit.kappa[0] == pytest.approx(1.0, rel=0.02)
+    lo, hi = fit.kappa_interval(0.95)
+    assert lo[0] == pytest.approx(np.exp(-1.96 * 1.5), rel=0.05)
+    assert hi[0] == pytest.approx(np.exp(1.96 * 1.5), rel=0.05)
+    # the posterior of mu is exactly Beta(4 + 1, 2 + 1) at K = 1; the normal in logit mu puts
+    # the median at the logit-scale mode 5/8, and with 6 questions its interval is within
+    # 0.03 of the exact one
+    from scipy import stats
+
     assert fit.mu[0] == pytest.approx(5 / 8)
-    assert any("Assumed kappa = 1" in n for n in fit.notes)
+    np.testing.assert_allclose(
+        np.array(list(fit.mu_interval(0.95))), stats.beta(5, 3).ppf([[0.025], [0.975]]), atol=0.03
+    )
+    assert any("LogNormal prior" in n for n in fit.notes)
 
 
 @pytest.mark.parametrize("value", [0, 5])
@@ -171,7 +228,7 @@ def test_fit_all_correct_or_wrong_is_finite(value):
         warnings.simplefilter("always")
         fit = fit_empirical_bayes(c, np.full_like(c, 5))
     assert np.isfinite(fit.mu).all() and 0 < fit.mu[0] < 1
-    assert fit.kappa_status[0] == "lower_bound"
+    assert fit.kappa_status[0] == "at lower bound"
     assert any("deterministic" in str(r.message) for r in rec)
     with pytest.raises(ValueError, match="all-correct or all-wrong"):
         fit_empirical_bayes(c, np.full_like(c, 5), mu_prior=None, warn=False)
@@ -180,21 +237,24 @@ def test_fit_all_correct_or_wrong_is_finite(value):
 def test_fit_upper_bound_when_no_overdispersion():
     rng = np.random.default_rng(1)  # this seed's likelihood increases up to the bound
     c = rng.binomial(20, 0.4, size=(1, 400))
-    with pytest.warns(UserWarning, match="upper bound"):
+    with pytest.warns(UserWarning, match="upper edge"):
         fit = fit_empirical_bayes(c, np.full_like(c, 20))
-    assert fit.kappa_status[0] == "upper_bound" and fit.kappa[0] == 1e4
+    assert fit.kappa_status[0] == "at upper bound"
     assert np.isnan(fit.kappa_se[0]) and np.isfinite(fit.mu_se[0])
+    # the intervals integrate over the posterior of kappa, which the prior bounds
+    lo, hi = fit.kappa_interval(0.95)
+    assert 1 < lo[0] < fit.kappa[0] < hi[0] < 1e4
 
 
 def test_fit_single_question():
     with pytest.warns(UserWarning, match="not identifiable"):
         fit = fit_empirical_bayes([[3]], [[5]])
-    assert np.isfinite(fit.mu).all() and fit.kappa_status[0] == "assumed"
+    assert np.isfinite(fit.mu).all() and fit.kappa_status[0] == "not identified (1 question): prior"
 
 
 def test_fit_given_kappa():
     fit = fit_empirical_bayes(np.array([3, 4, 1, 5]), np.full(4, 5), kappa=2.0)
-    assert fit.kappa == 2.0 and fit.kappa_status == "given"
+    assert fit.kappa == 2.0 and fit.kappa_status == "assumed"
     assert fit.cov[1, 1] == 0
 
 
@@ -253,25 +313,23 @@ def test_posterior_parameters_one_formula():
     assert a.tolist() == [3.0] and b.tolist() == [4.0]
 
 
-def test_laplace_quadrature_and_draws_share_the_factor():
+def test_quadrature_and_draws_share_the_posterior():
     rng = np.random.default_rng(7)
     c = rng.binomial(5, rng.beta(1.0, 2.0, (2, 300)))
     fit = fit_empirical_bayes(c, np.full_like(c, 5))
     mu_q, kap_q, wt = hyper_quadrature(fit, order=7)
     eta, lam = np.log(mu_q / (1 - mu_q)), np.log(kap_q)
     mean = np.stack([(eta * wt).sum(-1), (lam * wt).sum(-1)], -1)
-    np.testing.assert_allclose(
-        mean, np.stack([np.log(fit.mu / (1 - fit.mu)), np.log(fit.kappa)], -1)
-    )
     cen = np.stack([eta, lam], -1) - mean[:, None, :]
-    cov = np.einsum("mq,mqi,mqj->mij", np.broadcast_to(wt, eta.shape), cen, cen)
-    np.testing.assert_allclose(cov, fit.cov, rtol=1e-10, atol=1e-14)
+    cov = np.einsum("mq,mqi,mqj->mij", wt, cen, cen)
+    np.testing.assert_allclose(cov, fit.cov, rtol=1e-8, atol=1e-14)
     mu_d, kap_d = hyper_draws(fit, 20_000, np.random.default_rng(0))
     draws = np.stack([np.log(mu_d / (1 - mu_d)), np.log(kap_d)], -1)
     for m in range(2):
         sd = np.sqrt(np.diag(fit.cov[m]))
         scale = np.outer(sd, sd)
         np.testing.assert_allclose(np.cov(draws[m].T) / scale, fit.cov[m] / scale, atol=0.05)
+        np.testing.assert_allclose(draws[m].mean(0), mean[m], atol=0.05 * sd.max())
 
 
 def test_kappa_note_names_the_cli_option():
@@ -290,4 +348,4 @@ def test_fit_all_correct_note_says_what_is_not_identifiable(value, words):
         fit = fit_empirical_bayes(c, np.full_like(c, 5), names=["solo", "other"])
     msgs = [str(r.message) for r in rec if "solo" in str(r.message)]
     assert len(msgs) == 1 and words in msgs[0] and "kappa is not identifiable" in msgs[0]
-    assert fit.kappa_status[0] == "lower_bound"
+    assert fit.kappa_status[0] == "at lower bound"

@@ -45,11 +45,17 @@ def test_posterior_table_edge_cases_no_nan():
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         df = posterior_table(ds)
-    assert not df.isna().any().any()
+    # se_data / se_prediction are NaN exactly where kappa is not identified (K = 1, one question)
+    unknown = df["kappa_status"].str.startswith("not identified")
+    assert unknown.tolist() == [False, False, False, True, True]
+    assert not df.drop(columns=["se_data", "se_prediction"]).isna().any().any()
+    assert df.loc[unknown, ["se_data", "se_prediction"]].isna().all().all()
+    assert not df.loc[~unknown, ["se_data", "se_prediction"]].isna().any().any()
     assert df["questions"].tolist() == [4, 4, 3, 4, 1]
     msgs = " ".join(str(r.message) for r in rec)
     assert "not identifiable" in msgs and "deterministic" in msgs
-    assert df.attrs["kappa_status"][3] == "assumed"
+    assert df.attrs["kappa_status"][3] == "not identified (K = 1): prior"
+    assert df["kappa_status"].tolist() == df.attrs["kappa_status"]
 
 
 def test_pairs_table():
@@ -113,7 +119,11 @@ def test_population_difference_moments():
     p = (rng.random((3, 300)) < 0.6).astype(float)
     out = population_difference(p, draws=20_000, random_seed=1)
     y = p[0] - p[1]
-    assert out["sd"][0, 1] == pytest.approx(np.sqrt(y.var() / 301))
+    # Dirichlet(1, ..., 1, a/2, a/2) over the 300 differences and the atoms -1, +1 (a = 1)
+    t = 300 + 1.0
+    mean = y.sum() / t
+    assert out["mean"][0, 1] == pytest.approx(mean)
+    assert out["sd"][0, 1] == pytest.approx(np.sqrt(((y @ y + 1.0) / t - mean**2) / (t + 1)))
     width = out["high"][0, 1] - out["low"][0, 1]
     assert width / (2 * 1.96 * out["sd"][0, 1]) == pytest.approx(1, abs=0.05)
     assert out["p_a_better"][0, 0] == 0.5
@@ -144,7 +154,9 @@ def test_calibration_k1_mu_and_wrong_kappa():
     assert 0.93 - _TOL <= right["mu"] <= 0.97 + _TOL
     assert 0.93 - _TOL <= wrong["mu"] <= 0.97 + _TOL
     assert 0.93 - _TOL <= right["ubar"] <= 0.97 + _TOL
-    assert wrong["ubar"] < 0.90  # assumed kappa = 1 but truth 5: ubar interval too narrow
+    # kappa is integrated over its prior (median 1): ubar is calibrated on average over the
+    # prior, not at every kappa; at a true kappa of 5 it still covers too little
+    assert wrong["ubar"] < 0.90
     assert right["kappa_estimated"] == 0.0
 
 
@@ -212,6 +224,7 @@ def test_tables_accept_a_fixed_kappa():
     rng = np.random.default_rng(6)
     ds = _ds(rng, m=3)
     df = posterior_table(ds, kappa=1.0)
-    assert (df["kappa"] == 1.0).all() and set(df.attrs["kappa_status"]) == {"given"}
+    assert (df["kappa"] == 1.0).all() and set(df.attrs["kappa_status"]) == {"assumed"}
+    assert set(df["kappa_status"]) == {"assumed"}
     pairs = posterior_pairs_table(ds, kappa=2.0)
-    assert set(pairs.attrs["kappa_status"]) == {"given"} and len(pairs) == 3
+    assert set(pairs.attrs["kappa_status"]) == {"assumed"} and len(pairs) == 3

@@ -1,14 +1,16 @@
-"""Empirical Bayes for the Beta-Binomial hierarchy: (mu, kappa) per model and their Laplace posterior.
+"""The posterior of (mu, kappa) per model, with kappa integrated over a grid.
 
 The marginal likelihood of model ``m`` integrates the question accuracies out::
 
     log L(mu, kappa) = sum_i [log B(mu kappa + c_i, (1 - mu) kappa + K_i - c_i)
                               - log B(mu kappa, (1 - mu) kappa)]
 
-(:func:`~bayesnoise.conjugate.likelihood.marginal_loglik`). It is maximised in
-(eta, lam) = (logit mu, log kappa) by :func:`~bayesnoise.conjugate.newton.maximize_newton_2d`;
-the inverse observed information there is the Laplace covariance
-(:mod:`bayesnoise.conjugate.laplace` integrates over it).
+(:func:`~bayesnoise.conjugate.likelihood.marginal_loglik`). With proper priors on mu (Beta)
+and kappa (LogNormal) the posterior is tabulated on a grid over log kappa with a normal
+conditional posterior of logit mu at each node (:mod:`bayesnoise.conjugate.kappa_grid`);
+every downstream quantity is a mixture over the nodes (:mod:`bayesnoise.conjugate.hyper`), so
+kappa's uncertainty always propagates, also where its likelihood peaks at an edge of the grid
+or does not depend on kappa at all (K = 1).
 """
 
 from __future__ import annotations
@@ -20,17 +22,15 @@ from functools import cached_property
 import numpy as np
 from scipy import special
 
-from bayesnoise._common import ConfidenceInterval, z_from_level
+from bayesnoise._common import ConfidenceInterval, check_confidence_level, tail_probabilities
 from bayesnoise.data import check_counts
 
-from .likelihood import group_cells, marginal_loglik
-from .newton import maximize_newton_2d
-from .notes import kappa_notes
+from .hyper import hyper_quadrature, normal_mixture_quantile, weighted_quantile
+from .kappa_grid import DEFAULT_KAPPA_PRIOR, DEFAULT_MU_PRIOR, KAPPA_BOUNDS, kappa_grid
+from .likelihood import group_cells
+from .notes import STATUS, kappa_notes
 
-__all__ = ["KAPPA_BOUNDS", "EmpiricalBayesFit", "fit_empirical_bayes"]
-
-KAPPA_BOUNDS = (1e-2, 1e4)
-_ETA_BOUND = 30.0
+__all__ = ["KAPPA_BOUNDS", "STATUS", "EmpiricalBayesFit", "fit_empirical_bayes"]
 
 
 @dataclass(frozen=True)
@@ -40,31 +40,32 @@ class EmpiricalBayesFit:
     Attributes
     ----------
     mu, kappa : numpy.ndarray
-        Posterior mode of (mu, kappa) in (logit mu, log kappa) coordinates (maximum marginal
-        likelihood when ``mu_prior=None``).
-    cov : numpy.ndarray, shape (..., 2, 2)
-        Laplace covariance of (logit mu, log kappa) (inverse observed information). Rows and
-        columns of kappa are 0 when kappa was fixed (assumed, given, or at a bound).
+        Posterior medians of mu and kappa (kappa: the value given when it was assumed).
     mu_se, kappa_se : numpy.ndarray
-        Delta-method standard errors; ``kappa_se`` is NaN where kappa was not estimated
-        (see ``kappa_status``).
+        Posterior standard deviations; ``kappa_se`` is NaN where kappa was not estimated.
     kappa_status : numpy.ndarray of str
-        ``"estimated"``, ``"given"``, ``"assumed"`` (not identifiable, e.g. K = 1 everywhere or
-        a single question: ``kappa`` is the value assumed), ``"lower_bound"`` /
-        ``"upper_bound"`` (the likelihood keeps increasing towards the bound; fixed there),
-        ``"flat"`` (no curvature in kappa).
+        ``"estimated"``; ``"at lower bound"`` / ``"at upper bound"`` (the likelihood of kappa
+        keeps rising towards that edge of the grid: the intervals integrate over the prior
+        there); ``"not identified (K = 1): prior"`` (no question has two samples, the
+        likelihood does not depend on kappa) or ``"not identified (1 question): prior"``
+        (the posterior of kappa is essentially its prior); ``"assumed"`` (kappa given).
     loglik : numpy.ndarray
-        Beta-Binomial marginal log likelihood at the fit (without the binomial coefficient).
+        log marginal likelihood with mu and kappa integrated over their priors (without the
+        binomial coefficients).
     n_questions, n_samples, successes : numpy.ndarray
         Answered questions, total samples and total correct per model.
     converged : numpy.ndarray of bool
+    grid_lam, grid_eta, grid_eta_sd, grid_weight : numpy.ndarray, shape (..., G)
+        The posterior as a mixture: log kappa nodes, the mode and sd of the conditional normal
+        of logit mu at each, and the node weights.
+    mu_prior : (a0, b0) or None
+    kappa_prior : (median, log_sd)
     notes : tuple of str
-        Human-readable explanation of every non-estimated kappa (also issued as warnings).
+        Plain-words explanation of every kappa that was not estimated (also warned).
     """
 
     mu: np.ndarray
     kappa: np.ndarray
-    cov: np.ndarray
     mu_se: np.ndarray
     kappa_se: np.ndarray
     kappa_status: np.ndarray
@@ -73,25 +74,32 @@ class EmpiricalBayesFit:
     n_samples: np.ndarray
     successes: np.ndarray
     converged: np.ndarray
-    mu_prior: tuple[float, float] | None = (1.0, 1.0)
+    grid_lam: np.ndarray
+    grid_eta: np.ndarray
+    grid_eta_sd: np.ndarray
+    grid_weight: np.ndarray
+    mu_prior: tuple[float, float] | None = DEFAULT_MU_PRIOR
+    kappa_prior: tuple[float, float] = DEFAULT_KAPPA_PRIOR
     notes: tuple[str, ...] = field(default=())
 
     @property
     def kappa_identifiable(self) -> np.ndarray:
-        """True where kappa was estimated from the data (not assumed, given or at a bound)."""
+        """True where kappa was estimated from the data."""
         return self.kappa_status == "estimated"
 
     @cached_property
-    def laplace_factor(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Lower Cholesky factor ``(l11, l21, l22)`` of ``cov`` (a zero variance stays zero)."""
-        cov = self.cov
-        l11 = np.sqrt(cov[..., 0, 0])
-        l21 = np.where(l11 > 0, cov[..., 0, 1] / np.where(l11 > 0, l11, 1.0), 0.0)
-        l22 = np.sqrt(np.maximum(cov[..., 1, 1] - l21**2, 0.0))
-        return l11, l21, l22
+    def cov(self) -> np.ndarray:
+        """Posterior covariance of (logit mu, log kappa), shape (..., 2, 2)."""
+        w, lam, eta = self.grid_weight, self.grid_lam, self.grid_eta
+        m_eta, m_lam = (w * eta).sum(-1), (w * lam).sum(-1)
+        de, dl = eta - m_eta[..., None], lam - m_lam[..., None]
+        v_eta = (w * (self.grid_eta_sd**2 + de * de)).sum(-1)
+        c_el = (w * de * dl).sum(-1)
+        v_lam = (w * dl * dl).sum(-1)
+        return np.stack([np.stack([v_eta, c_el], -1), np.stack([c_el, v_lam], -1)], -2)
 
     def mu_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """Laplace interval for mu (symmetric in logit mu, so inside (0, 1)).
+        """Equal-tailed credible interval for mu (kappa integrated out).
 
         Parameters
         ----------
@@ -109,13 +117,13 @@ class EmpiricalBayesFit:
         >>> bool(low < fit.mu < high)
         True
         """
-        z = z_from_level(confidence_level)
-        eta = special.logit(self.mu)
-        sd = np.sqrt(self.cov[..., 0, 0])
-        return ConfidenceInterval(special.expit(eta - z * sd), special.expit(eta + z * sd))
+        q = tail_probabilities(check_confidence_level(confidence_level))
+        args = (self.grid_eta, self.grid_eta_sd, self.grid_weight)
+        lo, hi = (special.expit(normal_mixture_quantile(*args, p)) for p in q)
+        return ConfidenceInterval(lo[()], hi[()])
 
     def kappa_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """Laplace interval for kappa (symmetric in log kappa); degenerate when kappa is fixed.
+        """Equal-tailed credible interval for kappa (degenerate when kappa was assumed).
 
         Parameters
         ----------
@@ -132,36 +140,23 @@ class EmpiricalBayesFit:
         >>> fit.kappa_interval(0.9)
         ConfidenceInterval(low=np.float64(2.0), high=np.float64(2.0))
         """
-        z = z_from_level(confidence_level)
-        sd = np.sqrt(self.cov[..., 1, 1])
-        lk = np.log(self.kappa)
-        return ConfidenceInterval(np.exp(lk - z * sd), np.exp(lk + z * sd))
+        q = tail_probabilities(check_confidence_level(confidence_level))
+        if self.grid_lam.shape[-1] == 1:
+            return ConfidenceInterval(self.kappa[()], self.kappa[()])
+        lo, hi = (np.exp(weighted_quantile(self.grid_lam, self.grid_weight, p)) for p in q)
+        return ConfidenceInterval(lo[()], hi[()])
 
 
-def _start(cu, ku, w, n_q, succ, samp):
-    """Method-of-moments starting point of log kappa (clipped later to the bounds)."""
-    pbar = (succ + 0.5) / (samp + 1.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p_cell = np.where(ku > 0, cu / np.where(ku > 0, ku, 1.0), 0.0)
-        var_p = (w * (p_cell - pbar[:, None]) ** 2).sum(axis=1) / n_q
-        kbar_inv = (w / np.where(ku > 0, ku, 1.0)).sum(axis=1) / n_q
-        r = var_p / (pbar * (1 - pbar))
-        rho = np.clip((r - kbar_inv) / np.maximum(1.0 - kbar_inv, 1e-12), 0.02, 0.98)
-    return np.log(1.0 / rho - 1.0)
-
-
-def _laplace_cov(hee, hel, hll, free):
-    """Inverse observed information; mu only where kappa is fixed or the 2x2 is not < 0."""
-    cov = np.zeros((hee.size, 2, 2))
-    det = hee * hll - hel**2
-    pd_ok = free & (hee < 0) & (det > 0)
-    cov[pd_ok, 0, 0] = -hll[pd_ok] / det[pd_ok]
-    cov[pd_ok, 1, 1] = -hee[pd_ok] / det[pd_ok]
-    cov[pd_ok, 0, 1] = cov[pd_ok, 1, 0] = hel[pd_ok] / det[pd_ok]
-    one = ~pd_ok
-    neg = hee[one] < 0
-    cov[one, 0, 0] = np.where(neg, -1.0 / np.where(neg, hee[one], -1.0), np.inf)
-    return cov, pd_ok
+def _status(unident_k1, single, edge, assumed):
+    """Per-model kappa status from the data structure and where the likelihood peaks."""
+    status = np.full(edge.shape, STATUS["estimated"], dtype=object)
+    status[edge < 0] = STATUS["lower"]
+    status[edge > 0] = STATUS["upper"]
+    status[single] = STATUS["single"]
+    status[unident_k1] = STATUS["k1"]
+    if assumed:
+        status[:] = STATUS["assumed"]
+    return status
 
 
 def fit_empirical_bayes(
@@ -169,19 +164,20 @@ def fit_empirical_bayes(
     count,
     *,
     kappa=None,
-    mu_prior: tuple[float, float] | None = (1.0, 1.0),
+    mu_prior: tuple[float, float] | None = DEFAULT_MU_PRIOR,
+    kappa_prior: tuple[float, float] = DEFAULT_KAPPA_PRIOR,
     kappa_bounds: tuple[float, float] = KAPPA_BOUNDS,
-    kappa_unidentified: float = 1.0,
-    max_iter: int = 200,
+    max_iter: int = 100,
     tol: float = 1e-9,
     warn: bool = True,
     names=None,
 ) -> EmpiricalBayesFit:
-    """Fit (mu, kappa) per model by maximum Beta-Binomial marginal likelihood.
+    """Posterior of (mu, kappa) per model, kappa integrated numerically over a grid.
 
-    Vectorised damped Newton on (logit mu, log kappa) over all models at once, on the table of
-    distinct (c, K) cells (so the cost grows with the number of distinct cells, not N).
-    The Laplace covariance (inverse observed information) gives the uncertainty.
+    Priors: ``mu ~ Beta(*mu_prior)`` and ``log kappa ~ Normal(log median, log_sd)`` (the
+    PyMC layer's defaults). The posterior of log kappa is tabulated on a grid, with the
+    conditional posterior of logit mu at each node a normal at its mode; all models are
+    computed at once on the table of distinct (c, K) cells.
 
     Parameters
     ----------
@@ -189,24 +185,18 @@ def fit_empirical_bayes(
         Correct samples and samples per question; ``count == 0`` = not answered (masked).
         K may differ between questions.
     kappa : float or array_like, optional
-        Fix kappa (e.g. 1 for the paper's Beta(p, 1-p) theory) and fit mu only.
+        Assume this kappa (e.g. 1 for the paper's Beta(p, 1-p) theory); status ``"assumed"``.
     mu_prior : (a0, b0) or None, default (1, 1)
-        Beta prior on mu; the default uniform prior adds ``log mu + log(1 - mu)`` in the logit
-        scale (one pseudo success and failure), keeping mu finite for all-correct / all-wrong
-        models. ``None`` gives the pure maximum marginal likelihood (then all-correct or
-        all-wrong models raise).
+        Beta prior on mu. ``None`` is flat in logit mu (then all-correct or all-wrong models
+        raise: their mu would be 0 or 1).
+    kappa_prior : (median, log_sd), default (1, 1.5)
+        LogNormal prior on kappa.
     kappa_bounds : (low, high), default (1e-2, 1e4)
-        kappa is searched in this range; a fit that runs into a bound is fixed there and warned
-        about (upper: no question-to-question variation beyond binomial; lower: every question
-        all-correct or all-wrong, i.e. deterministic answers).
-    kappa_unidentified : float, default 1.0
-        Value assumed for kappa where the data cannot identify it (every answered K <= 1, or a
-        single question): the paper's Beta(p, 1-p) theory. mu is still fitted; intervals for
-        ``ubar`` then depend on this assumption (a warning says so).
+        Support of the grid over kappa.
     max_iter, tol : int, float
-        Newton iteration limit and gradient tolerance.
+        Newton settings of the conditional modes of logit mu.
     warn : bool, default True
-        Issue ``UserWarning`` for each group of non-estimated kappas.
+        Issue one ``UserWarning`` per situation where kappa was not estimated.
     names : sequence of str, optional
         Model labels (one per leading entry) used in those warnings instead of indices.
 
@@ -228,11 +218,12 @@ def fit_empirical_bayes(
     lo, hi = (float(kappa_bounds[0]), float(kappa_bounds[1]))
     if not 0 < lo < hi < np.inf:
         raise ValueError(f"kappa_bounds must satisfy 0 < low < high < inf, got {kappa_bounds}")
-    if not kappa_unidentified > 0:
-        raise ValueError("kappa_unidentified must be > 0")
     prior = (0.0, 0.0) if mu_prior is None else (float(mu_prior[0]), float(mu_prior[1]))
     if prior[0] < 0 or prior[1] < 0:
         raise ValueError("mu_prior must be (a0, b0) with a0, b0 >= 0")
+    kp = (float(kappa_prior[0]), float(kappa_prior[1]))
+    if not (kp[0] > 0 and kp[1] > 0 and np.isfinite(kp).all()):
+        raise ValueError("kappa_prior must be (median, log_sd) with both > 0")
     shape = c.shape[:-1]
     n_models = int(np.prod(shape)) if shape else 1
     cu, ku, w = group_cells(c, k, k > 0)
@@ -245,65 +236,45 @@ def fit_empirical_bayes(
             "a model is all-correct or all-wrong: the maximum-likelihood mu is 0 or 1; "
             "use the default mu_prior=(1, 1)"
         )
-    status = np.full(n_models, "estimated", dtype=object)
-    # kappa not identifiable: no question with K >= 2, or fewer than 2 questions
-    unident = ((w * (ku >= 2)).sum(axis=1) == 0) | (n_q < 2)
-    llo, lhi = np.log(lo), np.log(hi)
-    lam = np.empty(n_models)
+    fixed = None
     if kappa is not None:
-        kap_given = np.broadcast_to(np.asarray(kappa, dtype=float), shape).reshape(n_models)
-        if np.any(~(kap_given > 0)) or not np.all(np.isfinite(kap_given)):
+        fixed = np.broadcast_to(np.asarray(kappa, dtype=float), shape).reshape(n_models)
+        if np.any(~(fixed > 0)) or not np.all(np.isfinite(fixed)):
             raise ValueError("kappa must be finite and > 0")
-        lam[:] = np.log(kap_given)
-        status[:] = "given"
-    else:
-        status[unident] = "assumed"
-        lam[unident] = np.log(kappa_unidentified)
-        lam_start = _start(cu, ku, w, n_q, succ, samp)
-        lam[~unident] = np.clip(lam_start[~unident], llo, lhi)
-    eta = special.logit(np.clip((succ + 0.5) / (samp + 1.0), 1e-9, 1 - 1e-9))
-
-    def objective(e, la, rows, derivatives=True):
-        return marginal_loglik(e, la, cu, ku, w[rows], prior, derivatives=derivatives)
-
-    eta, lam, converged = maximize_newton_2d(
-        objective,
-        eta,
-        lam,
-        y_free=status == "estimated",
-        y_bounds=(llo, lhi),
-        x_bound=_ETA_BOUND,
-        tol_scale=1.0 + n_q,
+        fixed = np.log(fixed)
+    eta0 = special.logit(np.clip((succ + 0.5) / (samp + 1.0), 1e-9, 1 - 1e-9))
+    grid = kappa_grid(
+        cu,
+        ku,
+        w,
+        eta0,
+        mu_prior=prior,
+        kappa_prior=kp,
+        kappa_bounds=(lo, hi),
+        fixed_lam=fixed,
         max_iter=max_iter,
         tol=tol,
     )
-    # final status and Laplace covariance
-    ll, _, _, hee, hel, hll = marginal_loglik(eta, lam, cu, ku, w, prior)
-    est = status == "estimated"
-    at_lo = est & (lam <= llo + 1e-6)
-    at_hi = est & (lam >= lhi - 1e-6)
-    status[at_lo] = "lower_bound"
-    status[at_hi] = "upper_bound"
-    lam[at_lo], lam[at_hi] = llo, lhi
-    free = status == "estimated"
-    cov, pd_ok = _laplace_cov(hee, hel, hll, free)
-    status[free & ~pd_ok] = "flat"
-    mu = special.expit(eta)
-    kap = np.exp(lam)
-    kap[at_lo], kap[at_hi] = lo, hi
-    mu_se = mu * (1.0 - mu) * np.sqrt(cov[:, 0, 0])
-    kappa_se = np.where(status == "estimated", kap * np.sqrt(cov[:, 1, 1]), np.nan)
+    k1 = (w * (ku >= 2)).sum(axis=1) == 0
+    status = _status(k1, (n_q < 2) & ~k1, grid.edge, kappa is not None)
+    args = (grid.eta, grid.eta_sd, grid.weight)
+    mu = special.expit(normal_mixture_quantile(*args, 0.5))
+    if fixed is None:
+        kap = np.exp(weighted_quantile(grid.lam, grid.weight, 0.5))
+    else:
+        kap = np.exp(fixed)
+    kap_mean = (grid.weight * np.exp(grid.lam)).sum(axis=1)
+    kap_sd = np.sqrt(np.maximum((grid.weight * np.exp(2 * grid.lam)).sum(axis=1) - kap_mean**2, 0))
+    kappa_se = np.where(status == "estimated", kap_sd, np.nan)
     all_correct = np.where(extreme, succ == samp, False)
-    notes = kappa_notes(
-        status, kap, kappa_unidentified, (lo, hi), shape, names, extreme=extreme, high=all_correct
-    )
+    notes = kappa_notes(status, (lo, hi), kp, shape, names, extreme=extreme, high=all_correct)
     if warn:
         for note in notes:
             warnings.warn(note, UserWarning, stacklevel=2)
-    if not converged.all():
+    if not grid.converged.all():
         warnings.warn(
-            f"empirical-Bayes fit did not converge for {int((~converged).sum())} model(s) "
-            f"in {max_iter} iterations",
+            f"the conditional mode of mu did not converge for {int((~grid.converged).sum())} "
+            f"model(s) in {max_iter} iterations",
             RuntimeWarning,
             stacklevel=2,
         )
@@ -311,18 +282,26 @@ def fit_empirical_bayes(
     def rs(x):
         return np.asarray(x).reshape(shape + np.shape(x)[1:])
 
-    return EmpiricalBayesFit(
+    out = EmpiricalBayesFit(
         mu=rs(mu),
         kappa=rs(kap),
-        cov=rs(cov),
-        mu_se=rs(mu_se),
+        mu_se=rs(np.zeros(n_models)),
         kappa_se=rs(kappa_se),
         kappa_status=rs(status.astype(str)),
-        loglik=rs(ll - prior[0] * np.log(mu) - prior[1] * np.log1p(-mu)),
+        loglik=rs(grid.evidence),
         n_questions=rs(n_q),
         n_samples=rs(samp),
         successes=rs(succ),
-        converged=rs(converged),
+        converged=rs(grid.converged),
+        grid_lam=rs(grid.lam),
+        grid_eta=rs(grid.eta),
+        grid_eta_sd=rs(grid.eta_sd),
+        grid_weight=rs(grid.weight),
         mu_prior=None if mu_prior is None else prior,
+        kappa_prior=kp,
         notes=notes,
     )
+    mu_q, _, wt = hyper_quadrature(out, order=7)
+    mean = (wt * mu_q).sum(-1)
+    object.__setattr__(out, "mu_se", np.sqrt(np.maximum((wt * mu_q**2).sum(-1) - mean**2, 0)))
+    return out

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["kappa_notes"]
+__all__ = ["STATUS", "kappa_notes"]
+
+#: The values of ``kappa_status`` (a column of every per-model table and a field of the fit).
+STATUS = {
+    "estimated": "estimated",
+    "lower": "at lower bound",
+    "upper": "at upper bound",
+    "k1": "not identified (K = 1): prior",
+    "single": "not identified (1 question): prior",
+    "assumed": "assumed",
+}
 
 
 def _who(sel, shape, names) -> str:
@@ -22,19 +32,18 @@ def _who(sel, shape, names) -> str:
 
 
 def kappa_notes(
-    status, kappa, assumed, bounds, shape, names=None, *, extreme=None, high=None
+    status, bounds, kappa_prior, shape, names=None, *, extreme=None, high=None
 ) -> tuple[str, ...]:
-    """One note per group of models whose kappa was not estimated from the data.
+    """One note per situation where kappa was not estimated from the data.
 
     Parameters
     ----------
     status : numpy.ndarray of str, shape (M,)
-        Kappa status per flattened model (see :class:`EmpiricalBayesFit`).
-    kappa : numpy.ndarray, shape (M,)
-    assumed : float
-        The kappa assumed where it is not identifiable.
+        Kappa status per flattened model (values of :data:`STATUS`).
     bounds : (low, high)
-        The kappa search bounds.
+        Support of the grid over kappa.
+    kappa_prior : (median, log_sd)
+        The LogNormal prior on kappa.
     shape : tuple
         Shape of the model axes (``()`` for a single model).
     names : sequence of str, optional
@@ -50,45 +59,51 @@ def kappa_notes(
     Examples
     --------
     >>> import numpy as np
-    >>> kappa_notes(np.array(["estimated"]), np.array([2.0]), 1.0, (0.01, 1e4), (1,))
+    >>> kappa_notes(np.array(["estimated"]), (0.01, 1e4), (1.0, 1.5), (1,))
     ()
     """
     lo, hi = bounds
+    prior = f"its LogNormal prior (median {kappa_prior[0]:g}, log sd {kappa_prior[1]:g})"
+    change = "pass kappa=... / CLI --kappa to change it"
     extreme = np.zeros(status.shape, bool) if extreme is None else extreme
     high = np.zeros(status.shape, bool) if high is None else high
     notes = []
-    if np.any(status == "assumed"):
+    if np.any(status == STATUS["k1"]):
         notes.append(
-            f"kappa is not identifiable for {_who(status == 'assumed', shape, names)}: every "
-            f"answered question has K <= 1 sample (or there is a single question), so the data "
-            f"only inform mu. Assumed kappa = {assumed:g} (the Beta(p, 1-p) theory); intervals "
-            f"for ubar, V_x and V_pred depend on this assumption (pass kappa=... / CLI --kappa "
-            f"to change it)."
+            f"kappa is not identifiable for {_who(status == STATUS['k1'], shape, names)}: every "
+            f"answered question has K <= 1 sample, so the likelihood does not depend on kappa. "
+            f"Intervals for ubar, V_x and V_pred integrate kappa over {prior} and are wide; "
+            f"se_data and se_prediction are not reported. Run K >= 2 samples per question to "
+            f"measure kappa, or assume a value ({change})."
         )
-    at_lo = status == "lower_bound"
+    if np.any(status == STATUS["single"]):
+        notes.append(
+            f"kappa is not identifiable for {_who(status == STATUS['single'], shape, names)}: a "
+            f"single question; intervals integrate kappa over {prior} ({change})."
+        )
+    at_lo = status == STATUS["lower"]
     for sel, what in ((high, "answered every sample correctly"), (~high, "got every sample wrong")):
         group = at_lo & extreme & sel
         if np.any(group):
             notes.append(
                 f"{_who(group, shape, names)} {what}: kappa is not identifiable (nothing tells "
-                f"easy questions from hard ones, so the questions look deterministic); kappa "
-                f"fixed at the lower bound {lo:g}, and mu stays inside (0, 1) only through the "
-                f"prior on mu (pass kappa=... / CLI --kappa to change it)."
+                f"easy questions from hard ones, so the questions look deterministic and the "
+                f"likelihood keeps rising towards kappa = {lo:g}); intervals integrate kappa "
+                f"over its posterior, which there is mostly {prior}, and mu stays inside (0, 1) "
+                f"through the prior on mu ({change})."
             )
     if np.any(at_lo & ~extreme):
         notes.append(
-            f"kappa ran to the lower bound {lo:g} for {_who(at_lo & ~extreme, shape, names)}: "
-            f"questions look deterministic (each all-correct or all-wrong); kappa fixed at {lo:g}."
+            f"the likelihood of kappa keeps rising towards the lower edge {lo:g} for "
+            f"{_who(at_lo & ~extreme, shape, names)}: questions look deterministic (each "
+            f"all-correct or all-wrong); intervals integrate kappa over its posterior (the "
+            f"prior bounds it), so they do not collapse ({change})."
         )
-    if np.any(status == "upper_bound"):
+    if np.any(status == STATUS["upper"]):
         notes.append(
-            f"kappa ran to the upper bound {hi:g} for {_who(status == 'upper_bound', shape, names)}"
-            f": no question-to-question variation beyond binomial noise is detectable; kappa "
-            f"fixed at {hi:g} (all questions share one rate)."
-        )
-    if np.any(status == "flat"):
-        notes.append(
-            f"the marginal likelihood is flat in kappa for {_who(status == 'flat', shape, names)};"
-            f" kappa left at kappa={kappa[status == 'flat'][0]:g}, its uncertainty is not reported."
+            f"the likelihood of kappa keeps rising towards the upper edge {hi:g} for "
+            f"{_who(status == STATUS['upper'], shape, names)}: no question-to-question variation "
+            f"beyond binomial noise is detectable; intervals integrate kappa over its posterior "
+            f"(the prior bounds it), so they do not collapse ({change})."
         )
     return tuple(notes)

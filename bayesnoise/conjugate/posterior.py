@@ -9,9 +9,9 @@ Three quantities are kept apart by name:
 fresh-run score
     what a new run would report (:mod:`bayesnoise.conjugate.predictive`).
 
-Means and variances are exact Beta moments given (mu, kappa), integrated over the Laplace
-posterior of (mu, kappa) by Gauss-Hermite quadrature; intervals are exact Monte Carlo from the
-independent Beta posteriors with (mu, kappa) drawn from the Laplace posterior.
+Means and variances are exact Beta moments given (mu, kappa), integrated over the posterior of
+(mu, kappa) by quadrature (the kappa grid times Gauss-Hermite in logit mu); intervals are exact
+Monte Carlo from the independent Beta posteriors with (mu, kappa) drawn from their posterior.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from bayesnoise.data import check_counts
 
 from .beta import FiniteSampleMoments, posterior_parameters, weighted_moments
 from .empirical_bayes import EmpiricalBayesFit, fit_empirical_bayes
-from .laplace import hyper_draws, hyper_quadrature, mixture_moments
+from .hyper import hyper_draws, hyper_quadrature, mixture_moments
 from .likelihood import group_cells
 
 __all__ = [
@@ -42,16 +42,18 @@ _NAMES = ("ubar", "v_pred", "v_x")
 
 def _integrated_moments(c, k, mask, fit, *, integrate_hyper=True, order=5):
     """:func:`integrated_moments` on validated counts."""
+    shape = c.shape[:-1]
     if integrate_hyper:
         mu_q, kap_q, wt = hyper_quadrature(fit, order)
     else:
-        mu_q, kap_q, wt = fit.mu[..., None], fit.kappa[..., None], np.ones(1)
+        mu_q, kap_q = fit.mu[..., None], fit.kappa[..., None]
+        wt = np.ones((*shape, 1))
     # moments only depend on the distinct (c, K) cells: work on (models, nodes, cells)
-    shape = c.shape[:-1]
     cu, ku, w = group_cells(c, k, mask)
-    n_models = w.shape[0]
-    mu_q = np.broadcast_to(mu_q, (*shape, wt.size)).reshape(n_models, wt.size, 1)
-    kap_q = np.broadcast_to(kap_q, (*shape, wt.size)).reshape(n_models, wt.size, 1)
+    n_models, n_nodes = w.shape[0], wt.shape[-1]
+    mu_q = np.broadcast_to(mu_q, (*shape, n_nodes)).reshape(n_models, n_nodes, 1)
+    kap_q = np.broadcast_to(kap_q, (*shape, n_nodes)).reshape(n_models, n_nodes, 1)
+    wt = np.broadcast_to(wt, (*shape, n_nodes)).reshape(n_models, n_nodes)
     mom = weighted_moments(*posterior_parameters(mu_q, kap_q, cu, ku), w[:, None, :])
     out = {"n_questions": mask.sum(axis=-1).astype(float)}
     for name in _NAMES:
@@ -67,8 +69,8 @@ def integrated_moments(
     """Exact posterior moments of ubar, V_pred and V_x with (mu, kappa) integrated out.
 
     The moments given (mu, kappa) are exact (:func:`finite_sample_moments` of the
-    per-question posteriors); they are mixed over the Laplace posterior of
-    (logit mu, log kappa) by Gauss-Hermite quadrature (law of total variance).
+    per-question posteriors); they are mixed over the posterior of (mu, kappa) (kappa grid
+    times Gauss-Hermite in logit mu, law of total variance).
 
     Parameters
     ----------
@@ -77,9 +79,9 @@ def integrated_moments(
     fit : EmpiricalBayesFit, optional
         Hyperparameters; fitted with :func:`fit_empirical_bayes` when omitted.
     integrate_hyper : bool, default True
-        Integrate over the Laplace posterior; False plugs in the point estimate.
+        Integrate over the posterior of (mu, kappa); False plugs in the point estimate.
     order : int, default 5
-        Gauss-Hermite nodes per dimension.
+        Gauss-Hermite nodes in logit mu per kappa node.
 
     Returns
     -------
@@ -92,7 +94,7 @@ def integrated_moments(
     >>> c, k = np.array([[3, 5, 0, 4, 2]]), np.full((1, 5), 5)
     >>> mom = integrated_moments(c, k)
     >>> round(float(mom.ubar_mean[0]), 3), float(mom.n_questions[0])
-    (0.556, 5.0)
+    (0.555, 5.0)
     """
     c, k = check_counts(correct, count, require_answered=True)
     if fit is None:
@@ -149,9 +151,9 @@ class FiniteSamplePosterior:
     For each ``name`` in ``("ubar", "v_pred", "v_x")`` there are ``{name}_mean``,
     ``{name}_sd``, ``{name}_low``, ``{name}_high`` (credible interval at ``confidence_level``)
     and ``{name}_mcse`` (Monte Carlo standard error of the interval ends, the larger of the
-    two). Means and sds are exact given the Laplace posterior of (mu, kappa) (Gauss-Hermite
-    integration of the exact Beta moments); intervals are Monte Carlo from the independent
-    Beta posteriors with (mu, kappa) drawn from the Laplace posterior.
+    two). Means and sds are exact Beta moments integrated over the posterior of (mu, kappa);
+    intervals are Monte Carlo from the independent Beta posteriors with (mu, kappa) drawn
+    from their posterior.
     """
 
     ubar_mean: np.ndarray
@@ -200,10 +202,10 @@ def finite_sample_posterior(
         the normal approximation mean -/+ z sd and ``*_mcse`` is 0).
     random_seed : int or numpy.random.Generator, default 0
     integrate_hyper : bool, default True
-        Carry the Laplace uncertainty of (mu, kappa) (recommended: plugging in the point
+        Carry the posterior uncertainty of (mu, kappa) (recommended: plugging in the point
         estimate makes ubar intervals too narrow, by a factor sqrt(K / (K + kappa)) in
-        variance). When kappa was assumed (K = 1), only mu's uncertainty is carried and the
-        result is conditional on the assumed kappa.
+        variance). Where kappa is not identified (K = 1) it is integrated over its prior;
+        where it was assumed only mu's uncertainty is carried.
     keep_draws : bool, default False
         Keep the ubar draws (``ubar_draws``), e.g. to form pair differences.
 
@@ -263,10 +265,10 @@ class PopulationPosterior:
     """Population quantities of the question distribution (see :func:`population_posterior`).
 
     ``mu`` (population accuracy), ``data_var = mu (1 - mu) / (kappa + 1)`` and
-    ``prediction_var = mu (1 - mu) kappa / (kappa + 1)``: point values at the fit, and
-    ``*_low``/``*_high`` intervals carrying the Laplace uncertainty of (mu, kappa) (Monte Carlo
-    for the variances, closed form in logit space for mu). Where kappa was not estimated
-    (``kappa_status``) the variance intervals only carry mu's uncertainty.
+    ``prediction_var = mu (1 - mu) kappa / (kappa + 1)``: point values at the posterior
+    medians of (mu, kappa), and ``*_low``/``*_high`` credible intervals over the posterior of
+    (mu, kappa) (Monte Carlo for the variances). Where kappa is not identified
+    (``kappa_status``) the variance intervals follow its prior.
     """
 
     mu: np.ndarray
@@ -317,7 +319,7 @@ def population_posterior(
     fit : EmpiricalBayesFit
     confidence_level : float, default 0.95
     draws : int, default 4000
-        Laplace draws of (logit mu, log kappa) for the variance intervals.
+        Posterior draws of (mu, kappa) for the variance intervals.
     random_seed : int or numpy.random.Generator, default 0
 
     Returns

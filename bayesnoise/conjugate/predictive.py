@@ -11,7 +11,7 @@ from bayesnoise.data import check_counts
 
 from .beta import posterior_parameters
 from .empirical_bayes import EmpiricalBayesFit, fit_empirical_bayes
-from .laplace import hyper_draws, hyper_quadrature, mixture_moments
+from .hyper import hyper_draws, hyper_quadrature, mixture_moments
 from .posterior import _integrated_moments, population_variances
 
 __all__ = ["FreshRunPredictive", "fresh_run_predictive"]
@@ -107,7 +107,7 @@ def fresh_run_predictive(
     Returns
     -------
     FreshRunPredictive
-        ``mean``/``sd`` exact (Gauss-Hermite over the Laplace posterior); ``low``/``high``
+        ``mean``/``sd`` exact (quadrature over the posterior of (mu, kappa)); ``low``/``high``
         Monte Carlo predictive interval.
 
     Examples

@@ -32,6 +32,7 @@ POSTERIOR_COLUMNS = [
     "ubar_low",
     "ubar_high",
     "kappa",
+    "kappa_status",
     "se_data",
     "se_prediction",
 ]
@@ -42,8 +43,10 @@ POSTERIOR_PAIR_COLUMNS = [
     "difference_low",
     "difference_high",
     "p_a_better",
+    "population_difference",
     "population_low",
     "population_high",
+    "p_a_better_population",
 ]
 
 _DRAWS = 1000
@@ -52,7 +55,7 @@ _DRAWS = 1000
 def posterior_table(
     ds, *, confidence_level: float = 0.95, kappa=None, random_seed=0
 ) -> pd.DataFrame:
-    """Per-model posterior under the Beta-Binomial hierarchy (empirical Bayes).
+    """Per-model posterior under the Beta-Binomial hierarchy ((mu, kappa) integrated out).
 
     Parameters
     ----------
@@ -62,8 +65,8 @@ def posterior_table(
         :class:`bayesnoise.data.DataError`).
     confidence_level : float, default 0.95
     kappa : float, optional
-        Fix kappa for every model (e.g. 1 for the Beta(p, 1-p) theory) instead of estimating
-        it (see :func:`fit_empirical_bayes`).
+        Assume kappa for every model (e.g. 1 for the Beta(p, 1-p) theory) instead of
+        integrating over its posterior (see :func:`fit_empirical_bayes`).
     random_seed : int, default 0
         Seed of the Monte Carlo draws for the ubar intervals.
 
@@ -71,16 +74,20 @@ def posterior_table(
     -------
     pandas.DataFrame
         Columns ``model, questions, accuracy, mu, mu_low, mu_high, ubar, ubar_low, ubar_high,
-        kappa, se_data, se_prediction``:
+        kappa, kappa_status, se_data, se_prediction``:
 
         - ``questions``: questions the model answered; ``accuracy``: mean of c/K over them;
-        - ``mu`` and interval: population accuracy (Laplace, logit scale);
+        - ``mu`` and interval: population accuracy (posterior median and equal-tailed
+          interval, kappa integrated out);
         - ``ubar`` and interval: expected accuracy on *these* questions (posterior mean; interval
           by exact Monte Carlo from the Beta posteriors with (mu, kappa) uncertainty);
-        - ``kappa``: fitted concentration (or the value assumed where not identifiable, see
-          ``df.attrs["kappa_status"]`` and the warnings);
+        - ``kappa``: posterior median of the concentration (the given value when assumed);
+        - ``kappa_status``: ``estimated``, ``at lower bound`` / ``at upper bound`` (the
+          likelihood keeps rising towards that edge; intervals still integrate over kappa),
+          ``not identified (K = 1): prior`` (or ``(1 question)``), ``assumed``;
         - ``se_data = sqrt(mu(1-mu)/(kappa+1)/N)``,
-          ``se_prediction = sqrt(mu(1-mu) kappa/(kappa+1)/N)``.
+          ``se_prediction = sqrt(mu(1-mu) kappa/(kappa+1)/N)`` at the posterior medians;
+          NaN where kappa is not identified (they would only restate its prior).
 
         ``df.attrs`` holds ``kappa_status``, ``notes``, ``draws``, ``mc_se`` (largest Monte
         Carlo standard error of an interval end), ``confidence_level`` and ``mu_shift``
@@ -111,6 +118,7 @@ def posterior_table(
     acc = p.sum(axis=1) / n
     mu_low, mu_high = fit.mu_interval(level)
     data_var, prediction_var = population_variances(fit.mu, fit.kappa)
+    unknown = np.char.startswith(fit.kappa_status.astype(str), "not identified")
     df = pd.DataFrame(
         {
             "model": names,
@@ -123,8 +131,9 @@ def posterior_table(
             "ubar_low": post.ubar_low,
             "ubar_high": post.ubar_high,
             "kappa": fit.kappa,
-            "se_data": np.sqrt(data_var / n),
-            "se_prediction": np.sqrt(prediction_var / n),
+            "kappa_status": fit.kappa_status,
+            "se_data": np.where(unknown, np.nan, np.sqrt(data_var / n)),
+            "se_prediction": np.where(unknown, np.nan, np.sqrt(prediction_var / n)),
         }
     )
     shift = _mu_shift(names, p, mask, acc, fit.mu)
@@ -194,9 +203,9 @@ def posterior_pairs_table(
         A dataset of whole numbers correct out of K samples (as for :func:`posterior_table`).
     confidence_level : float, default 0.95
     kappa : float, optional
-        Fix kappa for every model instead of estimating it (see :func:`fit_empirical_bayes`).
+        Assume kappa for every model (see :func:`fit_empirical_bayes`).
     random_seed : int, default 0
-        Seed of the Monte Carlo draws and of the Bayesian bootstrap.
+        Seed of the Monte Carlo draws and of the Dirichlet draws.
     on_missing : {"raise", "intersect"}, default "raise"
         Pairs need the same questions (see :func:`bayesnoise.data.complete`).
 
@@ -205,15 +214,16 @@ def posterior_pairs_table(
     pandas.DataFrame
         One row per unordered pair (a before b in the dataset's model order), columns
         ``model_a, model_b, difference, difference_low, difference_high, p_a_better,
-        population_low, population_high``:
+        population_difference, population_low, population_high, p_a_better_population``:
 
-        - ``difference`` = posterior mean of ``dbar = mean_i (u_Ai - u_Bi)`` on these questions,
-          its credible interval and ``p_a_better = P(dbar > 0)`` (Monte Carlo from the
-          per-model posteriors, which are independent given the data);
-        - ``population_low/high``: interval for the population paired difference
-          E_x[u_A - u_B] (Bayesian bootstrap over questions, shared weights for both models,
-          so it includes the paired data noise; see
-          :func:`bayesnoise.conjugate.population_difference`).
+        - ``difference`` = posterior mean of ``dbar = mean_i (u_Ai - u_Bi)`` on *these*
+          questions, its credible interval and ``p_a_better = P(dbar > 0)`` (Monte Carlo from
+          the per-model posteriors, which are independent given the data);
+        - ``population_difference`` = posterior mean of the population paired difference
+          E_x[u_A - u_B], its interval and ``p_a_better_population`` = P(population difference
+          > 0) (Dirichlet-process posterior over the per-question differences with two prior
+          atoms at -1 and +1, so it includes the paired data noise and does not collapse when
+          few questions differ; see :func:`bayesnoise.conjugate.population_difference`).
 
     Examples
     --------
@@ -255,8 +265,10 @@ def posterior_pairs_table(
         "difference_low": pairs["low"],
         "difference_high": pairs["high"],
         "p_a_better": pairs["p_a_better"],
+        "population_difference": pop["mean"],
         "population_low": pop["low"],
         "population_high": pop["high"],
+        "p_a_better_population": pop["p_a_better"],
     }
     df = pair_table(names, matrices)
     df.attrs.update(
