@@ -39,9 +39,10 @@ def compare_models(ds, *, confidence_level: float = 0.95, random_seed: int = 0) 
     pandas.DataFrame
         ``model, questions, samples_per_question, accuracy, here_freq_low, here_freq_high,
         here_bayes_low, here_bayes_high, population_freq_low, population_freq_high,
-        population_bayes_low, population_bayes_high, kappa``. With K = 1 the frequentist
-        *these questions* interval is empty (the prediction noise is not identifiable) while
-        the Bayesian one rests on the fitted or assumed kappa.
+        population_bayes_low, population_bayes_high, kappa, kappa_status``. With K = 1 the
+        frequentist *these questions* interval is empty (the prediction noise is not
+        identifiable) while the Bayesian one integrates over the kappa prior
+        (``kappa_status`` says so).
 
     Examples
     --------
@@ -77,6 +78,7 @@ def compare_models(ds, *, confidence_level: float = 0.95, random_seed: int = 0) 
             "population_bayes_low": bayes["mu_low"],
             "population_bayes_high": bayes["mu_high"],
             "kappa": bayes["kappa"],
+            "kappa_status": bayes["kappa_status"],
         }
     )
 
@@ -116,7 +118,9 @@ def compare_pairs(
     pandas.DataFrame
         ``model_a, model_b, difference, here_freq_low, here_freq_high, here_bayes_low,
         here_bayes_high, p_a_better, population_freq_low, population_freq_high,
-        population_bayes_low, population_bayes_high, z, p_normal, p_sign_test``.
+        population_bayes_low, population_bayes_high, p_a_better_population, z, p_normal,
+        p_sign_test``: ``p_a_better`` is P(a > b) on these questions, beside their interval;
+        ``p_a_better_population`` is P(a > b) on the population, beside that interval.
 
     Examples
     --------
@@ -157,6 +161,7 @@ def compare_pairs(
             "population_freq_high": freq["difference_high"],
             "population_bayes_low": bayes["population_low"].to_numpy(),
             "population_bayes_high": bayes["population_high"].to_numpy(),
+            "p_a_better_population": bayes["p_a_better_population"].to_numpy(),
             "z": pairs["z"],
             "p_normal": pairs["p_normal"],
             "p_sign_test": pairs["p_sign_test"],

@@ -38,12 +38,15 @@ def posterior_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.Data
     -------
     pandas.DataFrame
         Columns ``model, questions, accuracy, mu, mu_low, mu_high, ubar, ubar_low, ubar_high,
-        kappa, se_data, se_prediction``: ``questions`` answered and observed ``accuracy``
+        kappa, kappa_status, se_data, se_prediction``: ``questions`` answered and observed
+        ``accuracy``
         (mean of c/K over them); posterior means and intervals of ``mu`` (population accuracy)
         and ``ubar`` (expected accuracy on these questions); the posterior *median* of
         ``kappa`` (its posterior is right-skewed); ``se_data = sqrt(E[data_var] / N)`` and
         ``se_prediction = sqrt(E[prediction_var] / N)`` with the posterior means of the
-        population variances ``mu(1-mu)/(kappa+1)`` and ``mu(1-mu)kappa/(kappa+1)``.
+        population variances ``mu(1-mu)/(kappa+1)`` and ``mu(1-mu)kappa/(kappa+1)``, left
+        empty where ``kappa_status`` says kappa is not identified (fewer than 2 questions
+        answered more than once: the split would only restate the prior).
 
     Examples
     --------
@@ -68,6 +71,12 @@ def posterior_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.Data
     acc = np.where(mask, c / np.where(mask, k, 1.0), 0.0).sum(axis=1) / n
     mu_low, mu_high = _interval(post["mu"], level)
     ubar_low, ubar_high = _interval(post["ubar"], level)
+    # kappa is identified only through questions answered more than once: otherwise its
+    # posterior is its prior, and the data / prediction split would only restate that prior.
+    identified = ((k > 1) & mask).sum(axis=1) >= 2
+    status = np.where(identified, "estimated", "not identified (K = 1): prior")
+    se_data = np.sqrt(post["data_var"].mean(_SAMPLE).values / n)
+    se_prediction = np.sqrt(post["prediction_var"].mean(_SAMPLE).values / n)
     df = pd.DataFrame(
         {
             "model": post["model"].values.astype(str),
@@ -80,8 +89,9 @@ def posterior_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.Data
             "ubar_low": ubar_low,
             "ubar_high": ubar_high,
             "kappa": post["kappa"].median(_SAMPLE).values,
-            "se_data": np.sqrt(post["data_var"].mean(_SAMPLE).values / n),
-            "se_prediction": np.sqrt(post["prediction_var"].mean(_SAMPLE).values / n),
+            "kappa_status": status,
+            "se_data": np.where(identified, se_data, np.nan),
+            "se_prediction": np.where(identified, se_prediction, np.nan),
         }
     )
     df.attrs.update(_fit_attrs(tree, level))
@@ -102,8 +112,9 @@ def pairs_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.DataFram
     pandas.DataFrame
         One row per unordered pair (a before b in model order): ``difference`` = posterior
         mean of ``dbar = mean_i(u_ai - u_bi)`` over the questions both answered, its
-        equal-tailed interval, ``p_a_better = P(dbar > 0)``, and ``population_low/high``:
-        the interval of ``mu_a - mu_b``, the paired difference on the population of
+        equal-tailed interval, ``p_a_better = P(dbar > 0)`` (these questions), and
+        ``population_difference`` with ``population_low/high`` and
+        ``p_a_better_population = P(mu_a - mu_b > 0)``: the paired difference on the population of
         questions (paired data noise included through the shared question difficulties).
 
     Examples
@@ -137,8 +148,10 @@ def pairs_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.DataFram
         "difference_low": d_q[0],
         "difference_high": d_q[1],
         "p_a_better": (dbar > 0).mean(axis=0),
+        "population_difference": pop.mean(axis=0),
         "population_low": p_q[0],
         "population_high": p_q[1],
+        "p_a_better_population": (pop > 0).mean(axis=0),
     }
     df = pair_table(names, matrices)
     df.attrs.update(_fit_attrs(tree, level))
