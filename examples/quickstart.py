@@ -6,6 +6,7 @@ Run: .venv/bin/python examples/quickstart.py
 from pathlib import Path
 
 import bayesnoise as bn
+from bayesnoise.compare import compare_pairs
 from bayesnoise.frequentist import (
     minimum_detectable_difference,
     model_noise,
@@ -13,7 +14,6 @@ from bayesnoise.frequentist import (
     paired_test,
     required_samples,
 )
-from bayesnoise.compare import compare_pairs
 from bayesnoise.report import render
 
 DATA = Path(__file__).resolve().parent / "data" / "cruxeval_output_temp0.8.csv.gz"

@@ -1,6 +1,5 @@
 """Beta(p, 1-p) theory and real-data checks (shared data, skipped when absent)."""
 
-
 import numpy as np
 import pytest
 

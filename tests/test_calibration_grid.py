@@ -1,0 +1,161 @@
+"""CI-sized subset of the issue 8 calibration grid (``benchmarks/calibration_grid.py``).
+
+Each cell is simulated once (module cache) with R = 300 replicated pairs and a seed derived from
+the cell's parameters, so every number here is deterministic.
+
+Tolerance for a 95% interval, derived: the Monte Carlo SE of a coverage estimated from R
+independent replicates is sqrt(p (1 - p) / R); at the nominal p = 0.95 and R = 300 that is
+MCSE = sqrt(0.95 * 0.05 / 300) = 0.0126. A calibrated interval is accepted when its estimated
+coverage lies in [0.95 - 3 MCSE - 0.02, 0.95 + 3 MCSE + 0.02] = [0.892, 1.0]: 3 MCSE keeps the
+false-alarm rate per check at about 0.3% (normal approximation), and the extra 0.02 is issue
+8's own target band 93-97% around 95%. For the fraction of null replicates with P(A > B) > 0.95
+(target 5%, band 4-6%): MCSE = sqrt(0.05 * 0.95 / 300) = 0.0126 and the accepted range is
+[0.05 - 3 MCSE - 0.01, 0.05 + 3 MCSE + 0.01] = [0.002, 0.088].
+
+Only intervals whose cell is one where issue 8's targets apply and which the current code
+already meets are asserted plainly. Known defects are ``xfail(strict=True)`` with the issue's
+defect number, so the test turns into an unexpected pass (a failure under strict) when the
+defect is fixed: then remove the mark.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from studies import grid
+
+pytestmark = pytest.mark.slow
+
+R = 300
+LEVEL = 0.95
+MCSE_95 = np.sqrt(LEVEL * (1 - LEVEL) / R)  # 0.0126
+COV_LOW, COV_HIGH = LEVEL - 3 * MCSE_95 - 0.02, LEVEL + 3 * MCSE_95 + 0.02  # 0.892, 1.008
+P_TARGET = 0.05
+MCSE_P = np.sqrt(P_TARGET * (1 - P_TARGET) / R)
+P_LOW, P_HIGH = P_TARGET - 3 * MCSE_P - 0.01, P_TARGET + 3 * MCSE_P + 0.01  # 0.002, 0.088
+
+# (shape, N, K, mu, kappa) -> parts simulated
+CELLS = {
+    "beta_n30_k5_mu50": (("beta", 30, 5, 0.5, 1.0), ("models", "fresh", "pairs")),
+    "beta_n30_k5_mu05": (("beta", 30, 5, 0.05, 1.0), ("models", "pairs")),
+    "beta_n30_k1_mu05": (("beta", 30, 1, 0.05, 1.0), ("models",)),
+    "logitnormal_n100_k5_mu50": (("logitnormal", 100, 5, 0.5, 1.0), ("models",)),
+    "twopoint_n30_k20_mu90": (("twopoint", 30, 20, 0.9, 1.0), ("models",)),
+}
+
+_CACHE: dict[str, grid.CellResult] = {}
+
+
+def cell(name: str) -> grid.CellResult:
+    if name not in _CACHE:
+        params, parts = CELLS[name]
+        _CACHE[name] = grid.simulate_cell(*params, replicates=R, seed=0, parts=parts)
+    return _CACHE[name]
+
+
+def xfail(defect: int | None, why: str):
+    """Strict xfail naming the audit's defect number (None: a target miss not in its list)."""
+    label = f"defect {defect}" if defect else "acceptance target"
+    return pytest.mark.xfail(strict=True, reason=f"issue 8 {label}: {why}")
+
+
+COVERAGE_CASES = [
+    # a well-behaved cell (N = 30, K = 5 is inside the target region N >= 30 & K >= 5)
+    *[
+        ("beta_n30_k5_mu50", name)
+        for name in (
+            "ubar",
+            "mu_bayes",
+            "here_freq",
+            "pop_freq",
+            "acc_se_mean",
+            "fresh",
+            "fresh_new",
+            "dbar_null",
+            "pop_diff_null",
+            "dbar_freq_null",
+            "pop_diff_freq_null",
+            "dbar_shift",
+            "pop_diff_shift",
+            "dbar_freq_shift",
+            "pop_diff_freq_shift",
+        )
+    ],
+    # lopsided accuracy at N = 30, K = 5: issue 8 defect 3 (the Bayesian-bootstrap population
+    # difference covered 0.72-0.80 here at R = 50-300). The model-based population difference in
+    # the working tree meets the band (it over-covers, 0.99-1.00, in the grid); these guard it.
+    ("beta_n30_k5_mu05", "pop_diff_null"),
+    ("beta_n30_k5_mu05", "pop_diff_shift"),
+    # ... while the frequentist population interval of one model stays Wald-like at K = 5
+    pytest.param(
+        "beta_n30_k5_mu05",
+        "pop_freq",
+        marks=xfail(5, "population_freq at N = 30, K = 5, accuracy 0.05 (0.86 at R = 200)"),
+    ),
+    ("beta_n30_k5_mu05", "pop_diff_freq_shift"),
+    # K = 1, N = 30, accuracy 0.05: outside the issue's K = 1 target region (N >= 100), but
+    # defect 5's fix (a score interval in `compare`: Wilson has exact coverage 0.939 here, Wald
+    # 0.782) already meets the band in the working tree; this guards it. ``acc_se_mean``
+    # (accuracy +- z se_mean, Wald by construction, kept by name) is not asserted: it measures
+    # 0.78 here and is expected to stay so.
+    ("beta_n30_k1_mu05", "pop_freq"),
+    # non-Beta question difficulties (logit-normal with the Beta's mean and variance)
+    *[
+        ("logitnormal_n100_k5_mu50", name)
+        for name in ("ubar", "mu_bayes", "here_freq", "pop_freq", "acc_se_mean")
+    ],
+    # two-point difficulties, K = 20: the Beta-Binomial mu is model-based and misses the
+    # population accuracy (0.77-0.86 at R = 200 for accuracy 0.05 / 0.9, N = 30 and 100); not one
+    # of the audit's 8 defects, but inside issue 8's target region (non-Beta shapes, K >= 5).
+    pytest.param(
+        "twopoint_n30_k20_mu90",
+        "mu_bayes",
+        marks=xfail(None, "mu under a two-point difficulty distribution (not in the audit's list)"),
+    ),
+    pytest.param(
+        "twopoint_n30_k20_mu90",
+        "pop_freq",
+        marks=xfail(5, "population_freq at N = 30, K = 20, accuracy 0.9, two-point difficulties"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("cell_name", "interval"), COVERAGE_CASES)
+def test_coverage(cell_name, interval):
+    res = cell(cell_name)
+    cov, mcse = res.coverage[interval]
+    assert np.isfinite(cov), f"{interval} not provided in {cell_name}"
+    assert COV_LOW <= cov <= COV_HIGH, (
+        f"{cell_name} {interval}: coverage {cov:.3f} (MCSE {mcse:.3f}) outside "
+        f"[{COV_LOW:.3f}, {COV_HIGH:.3f}]"
+    )
+
+
+def test_population_probability_null_fraction():
+    """Issue 8 defect 4: a population-level P(A > B) exceeds 0.95 in about 5% of null pairs.
+
+    ``p_a_better`` itself is about *these* questions; under a null *population* difference it
+    exceeds 0.95 far more often (0.14-0.38 in the grid at K >= 5), as it should for its own
+    target, so it is reported by the benchmark but not asserted here.
+    """
+    p, mcse = cell("beta_n30_k5_mu50").probability["p_pop_gt95"]
+    if not np.isfinite(p):
+        pytest.skip("the package has no population-level P(A > B) yet (issue 8 defect 4)")
+    assert P_LOW <= p <= P_HIGH, f"population P > 0.95 in {p:.3f} (MCSE {mcse:.3f}) of nulls"
+
+
+def test_no_pair_table_errors():
+    assert cell("beta_n30_k5_mu50").info["pair_errors"] == 0
+
+
+def test_difficulty_shapes_match_mean_and_variance():
+    """The non-Beta shapes have the Beta's mean mu and variance mu(1-mu)/(kappa+1)."""
+    rng = np.random.default_rng(0)
+    for shape in grid.SHAPES:
+        for mu, kappa in ((0.05, 0.5), (0.5, 1.0), (0.9, 5.0)):
+            d = grid.Difficulty(shape, mu, kappa)
+            u = d.sample(rng, 400_000)
+            # sampling SE of the mean: sqrt(var / 4e5) <= 0.0007 here; of the variance ~1%
+            assert abs(u.mean() - mu) < 5 * np.sqrt(d.var / u.size) + 1e-4, (shape, mu, kappa)
+            assert abs(u.var() / d.var - 1) < 0.05, (shape, mu, kappa)
