@@ -32,19 +32,29 @@ def classify(columns: Iterable[str]) -> str:
     return "unknown"
 
 
-def _pivot(
-    models: np.ndarray, questions: np.ndarray, fields: dict[str, np.ndarray]
-) -> tuple[list[str], list[str], dict[str, np.ndarray]]:
-    """Scatter long rows into (model, question) arrays, in order of first appearance."""
-    m_codes, m_names = pd.factorize(models)
-    q_codes, q_names = pd.factorize(questions)
+def _to_dataset(
+    df: pd.DataFrame, fields: dict[str, np.ndarray], *, benchmark: str, source: str, **attrs
+) -> xr.Dataset:
+    """Scatter long rows into (model, question) arrays, in order of first appearance, and build
+    the dataset; ``fields`` holds ``correct``, ``count`` and optionally ``sum_sq`` per row."""
+    m_codes, m_names = pd.factorize(df["model"].astype(str).to_numpy())
+    q_codes, q_names = pd.factorize(df["example_id"].astype(str).to_numpy())
     shape = (len(m_names), len(q_names))
-    out = {}
+    arrays = {}
     for key, values in fields.items():
         arr = np.zeros(shape, dtype=np.int64 if key == "count" else float)
         np.add.at(arr, (m_codes, q_codes), values)
-        out[key] = arr
-    return [str(m) for m in m_names], [str(q) for q in q_names], out
+        arrays[key] = arr
+    return from_arrays(
+        arrays.pop("correct"),
+        arrays.pop("count"),
+        models=[str(m) for m in m_names],
+        questions=[str(q) for q in q_names],
+        benchmark=benchmark,
+        source=source,
+        **arrays,
+        **attrs,
+    )
 
 
 def from_samples(
@@ -71,20 +81,8 @@ def from_samples(
     score = _numeric(df, "correct", where)
     _check_range(score, "correct", where)
     _check_duplicates(df, ["model", "example_id", "sample"], where)
-    models, questions, arrays = _pivot(
-        df["model"].astype(str).to_numpy(),
-        df["example_id"].astype(str).to_numpy(),
-        {"correct": score, "count": np.ones(len(df), dtype=np.int64), "sum_sq": score**2},
-    )
-    return from_arrays(
-        arrays["correct"],
-        arrays["count"],
-        sum_sq=arrays["sum_sq"],
-        models=models,
-        questions=questions,
-        benchmark=bench,
-        source=name,
-    )
+    fields = {"correct": score, "count": np.ones(len(df), dtype=np.int64), "sum_sq": score**2}
+    return _to_dataset(df, fields, benchmark=bench, source=name)
 
 
 def _check_range(values: np.ndarray, column: str, where: _Where) -> None:
@@ -143,19 +141,8 @@ def from_counts(
             ),
         )
     _check_duplicates(df, ["model", "example_id"], where)
-    models, questions, arrays = _pivot(
-        df["model"].astype(str).to_numpy(),
-        df["example_id"].astype(str).to_numpy(),
-        {"correct": correct, "count": count.astype(np.int64)},
-    )
-    return from_arrays(
-        arrays["correct"],
-        arrays["count"],
-        models=models,
-        questions=questions,
-        benchmark=bench,
-        source=name,
-    )
+    fields = {"correct": correct, "count": count.astype(np.int64)}
+    return _to_dataset(df, fields, benchmark=bench, source=name)
 
 
 def from_arena(
@@ -166,19 +153,7 @@ def from_arena(
     _check_range(pass1, "pass1", where)
     _check_duplicates(df, ["model", "example_id"], where)
     binary = bool(np.all((pass1 == 0) | (pass1 == 1)))
-    models, questions, arrays = _pivot(
-        df["model"].astype(str).to_numpy(),
-        df["example_id"].astype(str).to_numpy(),
-        {"correct": pass1, "count": np.ones(len(df), dtype=np.int64)},
-    )
     # A fractional pass1 is kept as one draw with expected score pass1: sum_sq = correct makes the
     # within-cell variance p(1 - p), the variance of a single Bernoulli(p) answer.
-    return from_arrays(
-        arrays["correct"],
-        arrays["count"],
-        models=models,
-        questions=questions,
-        benchmark=bench,
-        source=name,
-        counts_known=binary,
-    )
+    fields = {"correct": pass1, "count": np.ones(len(df), dtype=np.int64)}
+    return _to_dataset(df, fields, benchmark=bench, source=name, counts_known=binary)
