@@ -91,22 +91,17 @@ def tango(b, c, n, z, *, iterations: int = 60):
         with np.errstate(invalid="ignore", divide="ignore"):
             return (b - c - n * delta) / np.sqrt(var)
 
-    def solve(lo, hi, target, decreasing=True):
+    def solve(lo, hi, target, nan_above):
+        # Z decreases in delta: bisect for Z = target, moving ``lo`` up while Z(mid) > target.
+        # Where Z is undefined (zero variance) ``nan_above`` says which side mid is on.
         for _ in range(iterations):
             mid = 0.5 * (lo + hi)
             s = score(mid)
-            inside = (s > target) if decreasing else (s < target)
-            inside = np.where(np.isnan(s), False, inside)
-            lo, hi = np.where(inside, mid, lo), np.where(inside, hi, mid)
+            above = np.where(np.isnan(s), nan_above, s > target)
+            lo, hi = np.where(above, mid, lo), np.where(above, hi, mid)
         return 0.5 * (lo + hi)
 
-    # Z decreases in delta: the upper limit solves Z = -z on [d, 1], the lower Z = z on [-1, d].
-    high = solve(d.copy(), np.ones_like(d), -z)
-    low_hi, low_lo = d.copy(), -np.ones_like(d)
-    for _ in range(iterations):
-        mid = 0.5 * (low_lo + low_hi)
-        s = score(mid)
-        above = np.where(np.isnan(s), True, s > z)  # beyond the lower limit
-        low_lo, low_hi = np.where(above, mid, low_lo), np.where(above, low_hi, mid)
-    low = 0.5 * (low_lo + low_hi)
+    # The upper limit solves Z = -z on [d, 1], the lower Z = z on [-1, d].
+    high = solve(d.copy(), np.ones_like(d), -z, nan_above=False)
+    low = solve(-np.ones_like(d), d.copy(), z, nan_above=True)
     return np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)

@@ -53,10 +53,7 @@ def proportion_interval(successes, n, *, confidence_level: float = 0.95, method:
         low = np.where(s > 0, stats.beta.ppf(alpha / 2, s + 0.5, n - s + 0.5), 0.0)
         high = np.where(s < n, stats.beta.ppf(1 - alpha / 2, s + 0.5, n - s + 0.5), 1.0)
     elif method == "wilson":
-        denom = 1.0 + z**2 / n
-        centre = (phat + z**2 / (2 * n)) / denom
-        half = z * np.sqrt(phat * (1 - phat) / n + z**2 / (4 * n**2)) / denom
-        low, high = centre - half, centre + half
+        low, high = _score.wilson(phat, n, z)
     elif method == "agresti_coull":
         n_t = n + z**2
         p_t = (s + z**2 / 2) / n_t
