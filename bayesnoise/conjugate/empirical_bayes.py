@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 from scipy import special
 
-from bayesnoise._common import ConfidenceInterval, check_confidence_level, tail_probabilities
+from bayesnoise._common import ConfidenceInterval, tail_probabilities
 from bayesnoise.data import check_counts
 
 from .hyper import hyper_quadrature, normal_mixture_quantile, weighted_quantile
@@ -117,7 +117,7 @@ class EmpiricalBayesFit:
         >>> bool(low < fit.mu < high)
         True
         """
-        q = tail_probabilities(check_confidence_level(confidence_level))
+        q = tail_probabilities(confidence_level)
         args = (self.grid_eta, self.grid_eta_sd, self.grid_weight)
         lo, hi = (special.expit(normal_mixture_quantile(*args, p)) for p in q)
         return ConfidenceInterval(lo[()], hi[()])
@@ -140,7 +140,7 @@ class EmpiricalBayesFit:
         >>> fit.kappa_interval(0.9)
         ConfidenceInterval(low=np.float64(2.0), high=np.float64(2.0))
         """
-        q = tail_probabilities(check_confidence_level(confidence_level))
+        q = tail_probabilities(confidence_level)
         if self.grid_lam.shape[-1] == 1:
             return ConfidenceInterval(self.kappa[()], self.kappa[()])
         lo, hi = (np.exp(weighted_quantile(self.grid_lam, self.grid_weight, p)) for p in q)
