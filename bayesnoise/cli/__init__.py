@@ -1,0 +1,102 @@
+"""The ``bayesnoise`` command line: parses options, calls library functions, prints tables.
+
+Every number printed comes from a library function; this package only parses and prints. Each
+command module has a ``register(sub)`` that adds its sub-parsers and sets ``handler``: a function
+of the parsed arguments that returns a table (a DataFrame, printed here in the chosen format) or
+``None`` (it wrote its own output, e.g. a figure). Errors about the input
+(:class:`~bayesnoise.data.DataError`, a missing optional package) end with one line on standard
+error and exit status 2; anything else is a bug and shows its traceback. Warnings are printed
+once each, as ``warning: ...``; progress displays go to standard error, so standard output holds
+only the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import warnings
+
+import numpy as np
+
+from bayesnoise import __version__
+from bayesnoise._common import OptionalDependencyError
+from bayesnoise.data import DataError
+from bayesnoise.report import format_for_path, render
+
+from . import tables
+
+COMMAND_MODULES = [tables]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``bayesnoise`` command."""
+    parser = argparse.ArgumentParser(
+        prog="bayesnoise",
+        description="How much of a gap between two eval scores is real: data, prediction and "
+        "total noise from question-level results.",
+    )
+    parser.add_argument("--version", action="version", version=f"bayesnoise {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for module in COMMAND_MODULES:
+        module.register(sub)
+    return parser
+
+
+class _OnceWarnings:
+    """Print each distinct warning once, as ``warning: message`` (no file or line)."""
+
+    def __init__(self):
+        self.seen: set[str] = set()
+
+    def __call__(self, message, category, filename, lineno, file=None, line=None):
+        text = str(message)
+        if text not in self.seen:
+            self.seen.add(text)
+            print(f"warning: {text}", file=sys.stderr)
+
+
+def _table_format(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str | None:
+    if not hasattr(args, "format"):
+        return None
+    try:
+        fmt = "table" if args.output is None else format_for_path(args.output, args.format)
+    except ValueError as err:
+        parser.error(str(err))
+    return args.format or fmt
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit status (0 ok, 2 bad input or missing package).
+
+    Examples
+    --------
+    >>> main(["--version"])  # doctest: +SKIP
+    bayesnoise 0.1.0
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    fmt = _table_format(parser, args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = _OnceWarnings()
+        try:
+            # Anything a computation prints (e.g. a sampler's progress) goes to standard error:
+            # standard output carries only the table.
+            with contextlib.redirect_stdout(sys.stderr), np.errstate(all="ignore"):
+                df = args.handler(args)
+        except (DataError, OptionalDependencyError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+    if df is None:
+        return 0
+    text = render(df, fmt or "table")
+    if getattr(args, "output", None):
+        args.output.write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

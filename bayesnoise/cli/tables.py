@@ -1,0 +1,172 @@
+"""The table commands: ``noise``, ``pairs``, ``arena``, ``compare``, ``posterior``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from bayesnoise.data import DataError
+
+from ._options import (
+    add_max_difference,
+    add_paired,
+    add_seed,
+    add_table_command,
+    on_missing,
+    positive,
+)
+from .inputs import load_input
+
+ADD_INTERVAL = "add interval columns at this level"
+BAYES_LEVEL = "interval level (default 0.95)"
+
+
+def _present(df, *columns: str) -> list[str]:
+    return [c for c in columns if c in df.columns]
+
+
+def _noise(args: argparse.Namespace):
+    from bayesnoise import frequentist
+
+    ds = load_input(args)
+    df = frequentist.model_noise(
+        ds, correction=not args.no_correction, confidence_level=args.confidence_level
+    )
+    return df[frequentist.MODEL_COLUMNS + _present(df, "accuracy_low", "accuracy_high")]
+
+
+def _pairs(args: argparse.Namespace):
+    from bayesnoise import frequentist
+
+    df = frequentist.pair_noise(
+        load_input(args),
+        on_missing=on_missing(args),
+        max_difference=args.max_difference,
+        n_boot=args.bootstrap,
+        random_seed=args.seed,
+        confidence_level=args.confidence_level,
+    )
+    extra = _present(df, "se_bootstrap", "difference_low", "difference_high")
+    return df[frequentist.PAIR_COLUMNS + extra]
+
+
+def _arena(args: argparse.Namespace):
+    from bayesnoise import frequentist
+
+    return frequentist.arena_summary(load_input(args), on_missing=on_missing(args))
+
+
+def _level(args: argparse.Namespace) -> float:
+    return 0.95 if args.confidence_level is None else args.confidence_level
+
+
+def _compare(args: argparse.Namespace):
+    from bayesnoise import compare
+
+    ds = load_input(args)
+    if args.pairs:
+        return compare.compare_pairs(
+            ds,
+            confidence_level=_level(args),
+            random_seed=args.seed,
+            on_missing=on_missing(args),
+            max_difference=args.max_difference,
+        )
+    return compare.compare_models(ds, confidence_level=_level(args), random_seed=args.seed)
+
+
+def _posterior(args: argparse.Namespace):
+    from bayesnoise import conjugate
+    from bayesnoise.data import complete
+
+    ds = load_input(args)
+    level = _level(args)
+    if args.method == "conjugate":
+        if args.pairs:
+            return conjugate.posterior_pairs_table(
+                ds,
+                confidence_level=level,
+                random_seed=args.seed,
+                on_missing=on_missing(args),
+                kappa=args.kappa,
+            )
+        return conjugate.posterior_table(
+            ds, confidence_level=level, random_seed=args.seed, kappa=args.kappa
+        )
+    if args.kappa is not None:
+        raise DataError("--kappa applies to --method conjugate; MCMC fits kappa with its prior")
+    from bayesnoise import mcmc
+
+    if args.pairs:
+        ds = complete(ds, on_missing=on_missing(args))
+    return mcmc.posterior_table_mcmc(
+        ds,
+        pairs=args.pairs,
+        confidence_level=level,
+        sampler=args.sampler,
+        draws=args.draws,
+        tune=args.tune,
+        chains=args.chains,
+        random_seed=args.seed,
+        save=args.save,
+        progressbar=not args.quiet,
+    )
+
+
+def register(sub) -> None:
+    """Add the table commands to the ``bayesnoise`` sub-parsers."""
+    p = sub.add_parser("noise", help="per-model accuracy and noise components")
+    add_table_command(p, level_help=ADD_INTERVAL)
+    p.add_argument(
+        "--no-correction",
+        action="store_true",
+        help="uncorrected estimators (no small-K correction), as in the paper's site tables",
+    )
+    p.set_defaults(handler=_noise)
+
+    p = sub.add_parser("pairs", help="all model pairs: paired noise, z, sign test, McNemar")
+    add_table_command(p, level_help=ADD_INTERVAL)
+    add_paired(p)
+    add_max_difference(p)
+    p.add_argument(
+        "--bootstrap", type=int, default=0, metavar="B", help="add a paired bootstrap SE"
+    )
+    add_seed(p, "bootstrap")
+    p.set_defaults(handler=_pairs)
+
+    p = sub.add_parser("arena", help="Eval-Arena summary: smallest significant gap")
+    add_table_command(p, level_help="(not used)")
+    add_paired(p)
+    p.set_defaults(handler=_arena)
+
+    p = sub.add_parser("compare", help="frequentist and Bayesian intervals side by side")
+    add_table_command(p, level_help=BAYES_LEVEL)
+    add_paired(p)
+    p.add_argument("--pairs", action="store_true", help="all pairs instead of single models")
+    add_max_difference(p)
+    add_seed(p, "Monte Carlo intervals")
+    p.set_defaults(handler=_compare)
+
+    p = sub.add_parser("posterior", help="Bayesian Beta-Bernoulli posterior per model or pair")
+    add_table_command(p, level_help=BAYES_LEVEL)
+    add_paired(p)
+    p.add_argument("--pairs", action="store_true", help="paired differences for all pairs")
+    p.add_argument(
+        "--method",
+        choices=("conjugate", "mcmc"),
+        default="conjugate",
+        help="closed forms with empirical Bayes (default) or full Bayes by MCMC",
+    )
+    p.add_argument(
+        "--kappa",
+        type=positive,
+        help="conjugate: fix the Beta concentration kappa for every model instead of fitting it",
+    )
+    p.add_argument("--sampler", choices=("pymc", "nutpie", "numpyro"), default="pymc")
+    p.add_argument("--draws", type=int, default=1000)
+    p.add_argument("--tune", type=int, default=1000)
+    p.add_argument("--chains", type=int, default=2)
+    p.add_argument("--save", type=Path, help="save the MCMC fit (NetCDF)")
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    add_seed(p, "Monte Carlo intervals, MCMC")
+    p.set_defaults(handler=_posterior)
