@@ -24,9 +24,9 @@ from bayesnoise._common import OptionalDependencyError
 from bayesnoise.data import DataError
 from bayesnoise.report import format_for_path, render
 
-from . import tables
+from . import decide, figures, tables
 
-COMMAND_MODULES = [tables]
+COMMAND_MODULES = [tables, decide, figures]
 
 
 def build_parser() -> argparse.ArgumentParser:
