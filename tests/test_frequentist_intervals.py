@@ -53,6 +53,25 @@ def test_accuracy_interval_is_wilson_at_k1():
     assert (lo, hi) == pytest.approx((res.low, res.high), rel=1e-12)
 
 
+def test_accuracy_interval_lopsided_k20_reaches_the_unsampled_questions():
+    # N = 30, K = 20; two questions solved 2 of 20 times, the rest never: accuracy 0.0067. With
+    # the per-question variance taken as known (effective-n Wilson alone) the upper end is the
+    # Wilson bound at n_eff = 319 (0.0232); the score test with the prediction noise
+    # held at its observed value accepts every m with N (acc - m)^2 <= z^2 (m (1 - m) - c).
+    p = np.r_[0.1, 0.1, np.zeros(28)]
+    acc, var = p.mean(), p.var()
+    lo, hi = accuracy_interval(acc, var, 30, samples_per_question=20)
+    z = special.ndtri(0.975)
+    c = acc * (1 - acc) - var
+    root = optimize.brentq(lambda m: 30 * (acc - m) ** 2 - z * z * (m * (1 - m) - c), acc, 1)
+    assert hi == pytest.approx(root, rel=1e-10)
+    assert hi > 0.1  # 0.119: a model at 0.05 is no longer excluded
+    n_eff = min(30 * acc * (1 - acc) / var, 600)
+    centre = (acc + z * z / (2 * n_eff)) / (1 + z * z / n_eff)
+    half = z * np.sqrt(acc * (1 - acc) / n_eff + z * z / (4 * n_eff**2)) / (1 + z * z / n_eff)
+    assert lo == pytest.approx(centre - half, rel=1e-10)  # the side towards 0 keeps Wilson's end
+
+
 @pytest.mark.parametrize(
     "correct, count",
     [

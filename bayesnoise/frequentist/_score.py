@@ -105,3 +105,22 @@ def tango(b, c, n, z, *, iterations: int = 60):
     high = solve(d.copy(), np.ones_like(d), -z, nan_above=False)
     low = solve(-np.ones_like(d), d.copy(), z, nan_above=True)
     return np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
+
+
+def held_excess_score(p, var, n, z):
+    """Score interval for the mean of ``n`` values in [0, 1] with mean ``p`` and variance ``var``
+    (ddof 0), holding the *binary excess* c = p (1 - p) - var fixed: it accepts every m with
+    n (p - m)^2 <= z^2 (m (1 - m) - c). For per-question accuracies over K samples, c is
+    (1 - 1/K) times the within-question (prediction) variance, so this is the score test under
+    the model that prediction noise does not change with the hypothesised mean. c = 0 (0/1
+    values) gives the Wilson interval; the interval always contains ``p``."""
+    p, var, n = (np.asarray(x, dtype=float) for x in (p, var, n))
+    c = np.clip(p * (1.0 - p) - np.maximum(var, 0.0), 0.0, 0.25)
+    a = n + z * z
+    b = 2.0 * n * p + z * z
+    disc = np.sqrt(
+        np.maximum(z * z * (4.0 * n * np.maximum(var, 0.0) + z * z * (1.0 - 4.0 * c)), 0)
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low, high = (b - disc) / (2.0 * a), (b + disc) / (2.0 * a)
+    return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
