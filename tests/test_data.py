@@ -127,8 +127,13 @@ def test_benchmark_selection(tmp_path):
             "model,example_id,sample,correct\na,q1,0,1\na,q1,0,0\n",
             r"duplicate \(model, example_id, sample\)",
         ),
-        ("model,example_id,count,correct\na,q1,0,0\n", r"count=0 is not a whole number >= 1"),
-        ("model,question,score\na,q1,1\n", r"unknown columns \['model', 'question', 'score'\]"),
+        ("model,example_id,count,correct\na,q1,-1,0\n", r"count=-1 is not a whole number >= 0"),
+        ("model,example_id,count,correct\na,q1,0,1\n", r"correct=1 exceeds count=0"),
+        (
+            "model,question_id,value\na,q1,1\n",
+            r"cannot tell which columns hold the question, score; "
+            r"found columns \['model', 'question_id', 'value'\]",
+        ),
         ("model,example_id,pass1\n,q1,1\n", r"line 2 .*model is empty"),
     ],
 )

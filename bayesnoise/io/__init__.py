@@ -1,12 +1,18 @@
-"""Readers: one module per source format behind one :func:`load`.
+"""Readers: one module per source format behind one :func:`load`, and :func:`save`.
 
-- :mod:`.tables`: long tables (per-sample rows, count tables, Eval-Arena JSONL);
+- :mod:`.load`: finding the files and dispatching by format;
+- :mod:`.columns`: which column holds what (roles, ``columns=`` mapping, layouts);
+- :mod:`.sources`: tables read in batches (CSV/TSV/Parquet via pyarrow, JSON, DataFrames);
+- :mod:`.stream`: checking and aggregating the batches to (model, question) cells;
+- :mod:`.tables`: long tables from files or DataFrames;
 - :mod:`.arrays`: in-memory score arrays and wide matrices;
-- :mod:`.load`: reading files and dispatching by layout.
+- :mod:`.inspect_logs`, :mod:`.lm_eval`: Inspect AI logs and lm-eval-harness sample logs;
+- :mod:`.save`: NetCDF and count tables that load back identical.
 """
 
 from .arrays import from_sample_array, from_wide
-from .load import load, read_table
+from .load import load
+from .save import save
 from .tables import from_samples
 
 __all__ = [
@@ -14,5 +20,5 @@ __all__ = [
     "from_samples",
     "from_wide",
     "load",
-    "read_table",
+    "save",
 ]

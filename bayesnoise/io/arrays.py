@@ -68,19 +68,23 @@ def from_wide(
     [2.0, 2.0]
     """
     values = df.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    hint = (
+        " (read as a wide matrix: rows = questions, columns = models; for a long table, name "
+        "its columns with columns={'model': ..., 'question': ..., 'score': ...})"
+    )
     bad = np.isnan(values)
     if bad.any():
         q, m = np.argwhere(bad)[0]
         raise DataError(
             f"{name}: question {df.index[q]!r}, model {df.columns[m]!r}: value {_fmt(df.iat[q, m])} "
-            f"is missing or not a number ({int(bad.sum())} such cells); nothing is imputed"
+            f"is missing or not a number ({int(bad.sum())} such cells); nothing is imputed{hint}"
         )
     out = (values < 0) | (values > 1)
     if out.any():
         q, m = np.argwhere(out)[0]
         raise DataError(
             f"{name}: question {df.index[q]!r}, model {df.columns[m]!r}: "
-            f"score {_fmt(values[q, m])} is outside [0, 1]"
+            f"score {_fmt(values[q, m])} is outside [0, 1]{hint}"
         )
     for axis, labels in (("question", df.index), ("model", df.columns)):
         dup = pd.Index(labels).duplicated()

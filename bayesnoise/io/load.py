@@ -1,8 +1,10 @@
-"""One :func:`load` for every supported source: it reads the file and dispatches by layout."""
+"""One :func:`load` for every supported source: it finds the files and dispatches by format."""
 
 from __future__ import annotations
 
-import json
+import glob
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -11,125 +13,201 @@ import xarray as xr
 from bayesnoise.data import DataError, check_dataset
 
 from .arrays import from_sample_array, from_wide
-from .tables import classify, from_arena, from_counts, from_samples
+from .columns import looks_wide
+from .save import read_netcdf
+from .sources import TEXT_TYPES, table_kind
+from .tables import read_files, read_frame
 
-__all__ = ["load", "read_table"]
+__all__ = ["load"]
 
-_TABLE_TYPES = ".csv, .jsonl, .json or .parquet (optionally .gz)"
-
-
-def _suffix(path: Path) -> str:
-    return "".join(path.suffixes[-2:]).lower() if path.suffix == ".gz" else path.suffix.lower()
-
-
-def _bad_json_line(path: Path) -> str:
-    """Locate the first line of a JSON Lines file that does not parse (for the error message)."""
-    import gzip
-
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                json.loads(line.rstrip("\r\n"))
-            except json.JSONDecodeError as err:
-                shown = line.strip()[:60]
-                return f"line {number} is not valid JSON ({err.msg}): {shown!r}"
-    return "a line is not valid JSON"
+_KNOWN = f"{TEXT_TYPES}, Inspect logs (.eval, .json), lm-eval output folders or files, or .nc"
+# Each option: the sources it applies to, and its command-line flag.
+_OPTIONS = {
+    "columns": ("tables", "--model-col/--question-col/--score-col/..."),
+    "scorer": ("inspect", "--scorer"),
+    "score_key": ("inspect", "--score-key"),
+    "incomplete": ("inspect", "--use-scored"),
+    "duplicates": ("inspect", "--merge-duplicates"),
+    "metric": ("lm_eval", "--metric"),
+    "filter": ("lm_eval", "--filter"),
+}
+_WHAT = {
+    "tables": "tables (CSV, TSV, JSON Lines, Parquet, DataFrame)",
+    "inspect": "Inspect logs",
+    "lm_eval": "lm-eval output",
+    "netcdf": "a NetCDF dataset",
+    "array": "a DataArray",
+    "dataset": "a Dataset",
+}
+_DEFAULTS = {"incomplete": "error", "duplicates": "error"}
 
 
-def read_table(path: Path) -> tuple[pd.DataFrame, int]:
-    """Read a results file into a DataFrame; also return the line number of its first data row.
+def _refuse_others(options: dict, kind: str, name: str) -> None:
+    """A DataError for any option given that does not apply to this kind of source."""
+    for key, value in options.items():
+        if value is None or value == _DEFAULTS.get(key):
+            continue
+        applies, flag = _OPTIONS[key]
+        if applies != kind:
+            raise DataError(
+                f"{name}: {key}= (CLI: {flag}) applies to {_WHAT[applies]}, not to "
+                f"{_WHAT[kind]}; leave it out"
+            )
 
-    Raises :class:`~bayesnoise.data.DataError` naming the file (and the line, for JSON Lines)
-    for a missing, empty, binary or malformed file.
-    """
-    suffix = _suffix(path)
-    kinds = {
-        ".csv": "csv",
-        ".csv.gz": "csv",
-        ".jsonl": "jsonl",
-        ".jsonl.gz": "jsonl",
-        ".ndjson": "jsonl",
-        ".ndjson.gz": "jsonl",
-        ".json": "json",
-        ".json.gz": "json",
-        ".parquet": "parquet",
-    }
-    kind = kinds.get(suffix)
-    if kind is None:
-        raise DataError(
-            f"{path}: unknown file type {suffix!r}; use {_TABLE_TYPES} (or pass a DataFrame)"
-        )
+
+def _expand(source) -> list[Path]:
+    """Paths from a path, a glob pattern, or a list of them (each once, in order)."""
+    items = [source] if isinstance(source, str | os.PathLike) else list(source)
+    if not items:
+        raise DataError("no files given")
+    out: list[Path] = []
+    for item in items:
+        if not isinstance(item, str | os.PathLike):
+            raise DataError(f"cannot load {type(item).__name__} {item!r}; give a file path")
+        text = os.fspath(item)
+        if isinstance(item, str) and glob.has_magic(text) and not Path(text).exists():
+            found = sorted(glob.glob(text, recursive=True))
+            if not found:
+                raise DataError(f"{text}: no file matches this pattern")
+            out += [Path(p) for p in found]
+        else:
+            out.append(Path(text))
+    return list(dict.fromkeys(out))
+
+
+def _is(module: str, function: str, path: Path) -> bool:
+    """Ask a log reader whether it recognises ``path`` (False while that reader is absent)."""
+    import importlib
+
+    try:
+        reader = importlib.import_module(f"bayesnoise.io.{module}")
+    except ImportError:
+        return False
+    return bool(getattr(reader, function)(path))
+
+
+def _kind(path: Path) -> tuple[str, list[Path]]:
+    """What ``path`` is (``tables``, ``inspect``, ``lm_eval``, ``netcdf``) and its files."""
     if not path.exists():
         raise DataError(f"{path}: no such file")
     if path.is_dir():
-        raise DataError(f"{path}: is a folder; give a results file ({_TABLE_TYPES})")
-    if path.stat().st_size == 0:
-        raise DataError(f"{path}: the file is empty; expected a {kind} table of results")
-    try:
-        if kind == "csv":
-            return pd.read_csv(path), 2
-        if kind == "jsonl":
-            return pd.read_json(path, lines=True, dtype=False), 1
-        if kind == "json":
-            return pd.read_json(path, dtype=False), 1
-        return pd.read_parquet(path), 1
-    except UnicodeDecodeError as err:
-        raise DataError(
-            f"{path}: not a text {kind} file (byte {err.start} is not UTF-8): is it binary or "
-            "compressed without a .gz suffix?"
-        ) from None
-    except pd.errors.EmptyDataError:
-        raise DataError(
-            f"{path}: the file has no rows; expected a {kind} table of results"
-        ) from None
-    except ImportError as err:
-        raise DataError(
-            f"{path}: reading {kind} needs {err.name}: pip install 'bayesnoise[parquet]'"
-        ) from None
-    except (ValueError, OSError) as err:
-        if kind == "jsonl":
-            try:
-                where = _bad_json_line(path)
-            except (UnicodeDecodeError, OSError):
-                where = "not readable as text"
-            raise DataError(f"{path}: {where}; expected one JSON object per line") from None
-        raise DataError(f"{path}: cannot read as {kind}: {err}") from None
+        if _is("lm_eval", "is_lm_eval", path):
+            return "lm_eval", [path]
+        if _is("inspect_logs", "is_inspect_log", path):
+            return "inspect", [path]
+        tables = sorted(p for p in path.iterdir() if p.is_file() and table_kind(p)[0])
+        if not tables:
+            raise DataError(f"{path}: is a folder without result files; it may hold {_KNOWN}")
+        return "tables", tables
+    suffix = path.suffix.lower()
+    if suffix == ".nc":
+        return "netcdf", [path]
+    if suffix == ".eval" or (suffix == ".json" and _is("inspect_logs", "is_inspect_log", path)):
+        return "inspect", [path]
+    if table_kind(path)[0] in ("json", "jsonl") and _is("lm_eval", "is_lm_eval", path):
+        return "lm_eval", [path]
+    if table_kind(path)[0] is None:
+        shown = "".join(path.suffixes[-2:]) or path.name
+        raise DataError(f"{path}: unknown file type {shown!r}; use {_KNOWN}")
+    return "tables", [path]
 
 
-def load(source, *, benchmark: str | None = None) -> xr.Dataset:
-    """Load question-level eval results from a file or a DataFrame, detecting the format.
+def _load_paths(paths: list[Path], options: dict, benchmark, progress) -> xr.Dataset:
+    kinds: dict[str, list[Path]] = {}
+    for path in paths:
+        kind, files = _kind(path)
+        kinds.setdefault(kind, []).extend(files)
+    if len(kinds) > 1:
+        shown = "; ".join(f"{_WHAT[k]}: {', '.join(map(str, v[:2]))}" for k, v in kinds.items())
+        raise DataError(f"cannot load different kinds of source together ({shown}); load each")
+    ((kind, files),) = kinds.items()
+    name = str(files[0]) if len(files) == 1 else f"{len(files)} files ({files[0]}, ...)"
+    _refuse_others(options, kind, name)
+    if kind == "netcdf":
+        if len(files) > 1:
+            raise DataError(f"{name}: load one NetCDF dataset at a time")
+        ds = read_netcdf(files[0])
+        if benchmark is not None and benchmark != ds.attrs.get("benchmark"):
+            raise DataError(
+                f"{name}: holds benchmark {ds.attrs.get('benchmark')!r}, not {benchmark!r}"
+            )
+        return ds
+    if kind == "inspect":
+        from .inspect_logs import read_inspect
 
-    Recognised layouts (by their columns):
+        keys = ("scorer", "score_key", "incomplete", "duplicates")
+        return read_inspect(files, benchmark=benchmark, **{k: options[k] for k in keys})
+    if kind == "lm_eval":
+        from .lm_eval import read_lm_eval
 
-    * per-sample long table: ``model, example_id, sample, correct`` (CSV, JSONL, Parquet);
-    * count table: ``model, example_id, count`` with ``correct`` and/or ``pass1 = correct/count``
-      (e.g. the all-the-noises ``input_table_*.csv``);
-    * Eval-Arena JSONL: ``benchmark_id, model, example_id, pass1`` (``pass1`` 0/1, or a fraction
-      meaning a mean over an unknown number of samples: accepted, flagged ``counts_known=False``);
-    * a wide DataFrame with questions as rows and models as columns;
-    * an :class:`xarray.DataArray` of scores with dims ``(model, question, sample)`` (NaN = not drawn).
+        return read_lm_eval(
+            files, benchmark=benchmark, metric=options["metric"], filter=options["filter"]
+        )
+    return read_files(files, columns=options["columns"], benchmark=benchmark, progress=progress)
+
+
+def load(
+    source,
+    *,
+    benchmark: str | None = None,
+    columns: Mapping[str, str] | None = None,
+    scorer: str | None = None,
+    score_key: str | None = None,
+    metric: str | None = None,
+    filter: str | None = None,
+    incomplete: str = "error",
+    duplicates: str = "error",
+    progress: bool | None = None,
+) -> xr.Dataset:
+    """Load question-level eval results from files or in-memory tables, detecting the format.
+
+    Sources:
+
+    * tables (CSV, TSV, JSON Lines, JSON, Parquet; text optionally ``.gz``; DataFrame), in
+      one of three layouts found by their columns (rename with ``columns=``):
+      per sample ``model, example_id, [sample,] correct`` (no sample column = one sample per
+      question; scores 0/1, partial, booleans or Inspect's ``C``/``I``/``P``/``N``); counts
+      ``model, example_id, count, correct|pass1``; Eval-Arena ``model, example_id, pass1``
+      (a fractional ``pass1`` without counts is flagged ``counts_known=False``). Several files
+      are concatenated. Large files are aggregated while read, in batches;
+    * Inspect AI logs (``.eval``, ``.json``, folders of them: one log = one model on one task);
+    * lm-evaluation-harness ``--log_samples`` output (folders, ``samples_*.jsonl``);
+    * NetCDF written by :func:`bayesnoise.save`; a wide DataFrame (rows = questions, columns =
+      models, all numeric); a DataArray of scores ``(model, question, sample)``; a Dataset.
 
     Parameters
     ----------
-    source : str, pathlib.Path, pandas.DataFrame or xarray.DataArray
-        File (.csv, .jsonl, .json, .parquet, optionally .gz) or table.
+    source : path, str, list of paths, DataFrame, DataArray or Dataset
+        A file, a folder, a glob pattern (``"logs/*.eval"``) or several of them (all of one
+        kind), or an in-memory table.
     benchmark : str, optional
-        Which benchmark to keep when the ``benchmark_id`` column holds several (required then).
+        Benchmark (task) to keep when the source holds several (required then).
+    columns : dict, optional
+        Tables only: the column of each role, e.g. ``{"model": "model_name", "question":
+        "question_id", "score": "score", "sample": "seed", "benchmark": "task", "cluster":
+        "subject"}``; also ``count`` and ``correct`` for count tables. A ``cluster`` column
+        becomes the coordinate ``cluster`` along ``question`` (one cluster per question).
+    scorer, score_key, incomplete, duplicates
+        Inspect logs only: which scorer, which key of a dict score; ``incomplete="use-scored"``
+        loads what was scored; ``duplicates="merge"`` merges two logs of one model and task.
+    metric, filter : str, optional
+        lm-eval output only: per-sample metric and filter pipeline.
+    progress : bool, optional
+        Progress display on standard error for tables that take more than two seconds to
+        read: None (default) when standard error is a terminal, True always, False never.
 
     Returns
     -------
     xarray.Dataset
-        Dims ``(model, question)``; variables ``correct``, ``count``, ``sum_sq``; see module docs.
+        Dims ``(model, question)``; variables ``correct``, ``count``, ``sum_sq``.
 
     Raises
     ------
     DataError
-        Unreadable file, unknown columns, NaN, scores outside [0, 1], non-integer or inconsistent
-        counts, duplicate rows, several benchmarks without a choice. The message names the file,
-        line, model and question.
+        Unreadable or unknown file, unrecognised columns (the message lists the columns found
+        and how to name them), NaN, scores outside [0, 1], inconsistent counts, duplicate rows,
+        a question in two clusters, several benchmarks without a choice, an option that does
+        not apply to the source. The message names the file, line, model and question.
 
     Examples
     --------
@@ -137,35 +215,31 @@ def load(source, *, benchmark: str | None = None) -> xr.Dataset:
     >>> from bayesnoise import load
     >>> df = pd.DataFrame({"model": ["a", "a", "b", "b"], "example_id": [1, 2, 1, 2],
     ...                    "count": [4, 4, 4, 4], "correct": [3, 1, 4, 0]})
-    >>> ds = load(df)
-    >>> ds["correct"].sel(model="a").values.tolist()
+    >>> load(df)["correct"].sel(model="a").values.tolist()
     [3.0, 1.0]
+    >>> df = pd.DataFrame({"model_name": ["a", "a"], "question_id": ["q1", "q2"],
+    ...                    "score": ["C", "I"]})
+    >>> load(df, columns={"model": "model_name", "question": "question_id"})["correct"].values
+    array([[1., 0.]])
     """
+    options = {
+        "columns": columns,
+        "scorer": scorer,
+        "score_key": score_key,
+        "incomplete": incomplete,
+        "duplicates": duplicates,
+        "metric": metric,
+        "filter": filter,
+    }
     if isinstance(source, xr.Dataset):
+        _refuse_others(options, "dataset", "Dataset")
         return check_dataset(source)
     if isinstance(source, xr.DataArray):
+        _refuse_others(options, "array", "DataArray")
         return from_sample_array(source, benchmark=benchmark or str(source.name or "benchmark"))
     if isinstance(source, pd.DataFrame):
-        if classify(source.columns) == "unknown":
+        _refuse_others(options, "tables", "DataFrame")
+        if columns is None and looks_wide(source):
             return from_wide(source, benchmark=benchmark or "benchmark")
-        df, name, first_line = source.reset_index(drop=True), "DataFrame", None
-    else:
-        path = Path(source)
-        df, first_line = read_table(path)
-        name = str(path)
-    if df.empty:
-        raise DataError(f"{name}: no rows")
-    df = df.rename(columns=lambda c: str(c).strip())
-    kind = classify(df.columns)
-    if kind == "unknown":
-        raise DataError(
-            f"{name}: unknown columns {list(df.columns)}; expected one of: "
-            "[model, example_id, sample, correct] (per sample), "
-            "[model, example_id, count, correct|pass1] (counts), "
-            "[model, example_id, pass1] (Eval-Arena), or a wide DataFrame (questions x models)"
-        )
-    if kind == "samples":
-        return from_samples(df, name=name, first_line=first_line, benchmark=benchmark)
-    if kind == "counts":
-        return from_counts(df, name, first_line, benchmark)
-    return from_arena(df, name, first_line, benchmark)
+        return read_frame(source, columns=columns, benchmark=benchmark, progress=progress)
+    return _load_paths(_expand(source), options, benchmark, progress)

@@ -1,60 +1,113 @@
-"""Readers for long tables: per-sample rows, count tables and Eval-Arena records."""
+"""Long tables (per-sample rows, count tables, Eval-Arena records) from files or DataFrames.
+
+Several files are one table: their rows are concatenated (e.g. one file per model), so they
+must share a layout, and a (model, question, sample) row may appear in only one of them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnoise._common import fmt_value as _fmt
-from bayesnoise.data import from_arrays
+from bayesnoise.data import DataError
 
-from ._rows import _check_duplicates, _numeric, _prepare, _reject, _Where
+from ._rows import stem
+from .columns import resolve_columns
+from .sources import FrameSource, open_table
+from .stream import Progress, aggregate
 
-__all__ = ["classify", "from_arena", "from_counts", "from_samples"]
-
-# Relative tolerance for "pass1 * count is a whole number": pass1 is printed with ~10 digits.
-_WHOLE_TOL = 1e-6
-
-
-def classify(columns: Iterable[str]) -> str:
-    cols = set(columns)
-    if not {"model", "example_id"} <= cols:
-        return "unknown"
-    if {"sample", "correct"} <= cols:
-        return "samples"
-    if "count" in cols and ("correct" in cols or "pass1" in cols):
-        return "counts"
-    if "pass1" in cols:
-        return "arena"
-    return "unknown"
+__all__ = ["from_samples", "read_files", "read_frame"]
 
 
-def _to_dataset(
-    df: pd.DataFrame, fields: dict[str, np.ndarray], *, benchmark: str, source: str, **attrs
+def _default_benchmark(names: Sequence[str]) -> str:
+    """The file stem, or what the stems of several files share (else ``benchmark``)."""
+    stems = [stem(n) for n in names]
+    common = stems[0]
+    for other in stems[1:]:
+        while not other.startswith(common):
+            common = common[:-1]
+    return common.rstrip("_-. ") or "benchmark"
+
+
+def _read(
+    sources: list, columns: Mapping[str, str] | None, benchmark: str | None, name: str, progress
 ) -> xr.Dataset:
-    """Scatter long rows into (model, question) arrays, in order of first appearance, and build
-    the dataset; ``fields`` holds ``correct``, ``count`` and optionally ``sum_sq`` per row."""
-    m_codes, m_names = pd.factorize(df["model"].astype(str).to_numpy())
-    q_codes, q_names = pd.factorize(df["example_id"].astype(str).to_numpy())
-    shape = (len(m_names), len(q_names))
-    arrays = {}
-    for key, values in fields.items():
-        arr = np.zeros(shape, dtype=np.int64 if key == "count" else float)
-        np.add.at(arr, (m_codes, q_codes), values)
-        arrays[key] = arr
-    return from_arrays(
-        arrays.pop("correct"),
-        arrays.pop("count"),
-        models=[str(m) for m in m_names],
-        questions=[str(q) for q in q_names],
+    layout = resolve_columns(sources[0].columns, columns, sources[0].name)
+    for other in sources[1:]:
+        theirs = resolve_columns(other.columns, columns, other.name)
+        if theirs != layout:
+            raise DataError(
+                f"{other.name}: its columns {other.columns} make a {theirs.kind} table "
+                f"{sorted(theirs.columns.items())}, unlike {sources[0].name} ({layout.kind}, "
+                f"{sorted(layout.columns.items())}); files loaded together are concatenated "
+                "and need the same columns"
+            )
+    if benchmark is not None and "benchmark" not in layout.columns:
+        raise DataError(
+            f"{name}: benchmark={benchmark!r} asked for, but there is no benchmark_id column "
+            "(name one with columns={'benchmark': ...}, CLI: --benchmark-col)"
+        )
+    show = Progress(name, progress) if not isinstance(progress, Progress) else progress
+    return aggregate(
+        sources,
+        layout,
         benchmark=benchmark,
-        source=source,
-        **arrays,
-        **attrs,
+        name=name,
+        default_benchmark=_default_benchmark([s.name for s in sources]),
+        progress=show,
     )
+
+
+def read_files(
+    paths: Sequence[Path],
+    *,
+    columns: Mapping[str, str] | None = None,
+    benchmark: str | None = None,
+    progress: bool | None = None,
+) -> xr.Dataset:
+    """Dataset from one or several table files (CSV, TSV, JSON Lines, JSON, Parquet).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> path = Path(tempfile.mkdtemp()) / "quiz.csv"
+    >>> _ = path.write_text("model,example_id,correct\\na,q1,1\\na,q2,0\\n")
+    >>> read_files([path])["correct"].values.tolist()
+    [[1.0, 0.0]]
+    """
+    sources = [open_table(Path(p)) for p in paths]
+    name = (
+        sources[0].name if len(sources) == 1 else f"{len(sources)} files ({sources[0].name}, ...)"
+    )
+    return _read(sources, columns, benchmark, name, progress)
+
+
+def read_frame(
+    df: pd.DataFrame,
+    *,
+    columns: Mapping[str, str] | None = None,
+    benchmark: str | None = None,
+    name: str = "DataFrame",
+    first_line: int | None = None,
+    progress: bool | None = None,
+) -> xr.Dataset:
+    """Dataset from a long DataFrame (any layout :func:`~bayesnoise.io.load` reads).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"model_name": ["a", "a"], "question_id": [1, 2], "score": ["C", "I"]})
+    >>> ds = read_frame(df, columns={"model": "model_name", "question": "question_id"})
+    >>> ds["correct"].values.tolist()
+    [[1.0, 0.0]]
+    """
+    if df.empty:
+        raise DataError(f"{name}: no rows")
+    return _read([FrameSource(df, name, first_line)], columns, benchmark, name, progress)
 
 
 def from_samples(
@@ -77,83 +130,10 @@ def from_samples(
     >>> int(from_samples(df)["count"].sum())
     4
     """
-    df, bench, where = _prepare(df, name, first_line, benchmark)
-    score = _numeric(df, "correct", where)
-    _check_range(score, "correct", where)
-    _check_duplicates(df, ["model", "example_id", "sample"], where)
-    fields = {"correct": score, "count": np.ones(len(df), dtype=np.int64), "sum_sq": score**2}
-    return _to_dataset(df, fields, benchmark=bench, source=name)
-
-
-def _check_range(values: np.ndarray, column: str, where: _Where) -> None:
-    bad = (values < 0) | (values > 1)
-    _reject(
-        bad,
-        where,
-        lambda i: (
-            f"{column}={_fmt(values[i])} is outside [0, 1] "
-            f"({int(bad.sum())} such rows); scores are not clipped"
-        ),
-    )
-
-
-def from_counts(
-    df: pd.DataFrame, name: str, first_line: int | None, benchmark: str | None
-) -> xr.Dataset:
-    df, bench, where = _prepare(df, name, first_line, benchmark)
-    count = _numeric(df, "count", where)
-    _reject(
-        (count != np.round(count)) | (count < 1),
-        where,
-        lambda i: f"count={_fmt(count[i])} is not a whole number >= 1",
-    )
-    if "correct" in df.columns:
-        correct = _numeric(df, "correct", where)
-        _reject(
-            (correct != np.round(correct)) | (correct < 0),
-            where,
-            lambda i: f"correct={_fmt(correct[i])} is not a whole number >= 0",
+    layout = resolve_columns([str(c).strip() for c in df.columns], None, name)
+    if layout.kind != "samples":
+        raise DataError(
+            f"{name}: expected per-sample rows (model, example_id, sample, correct); "
+            f"the columns {list(df.columns)} make a {layout.kind} table"
         )
-        _reject(
-            correct > count, where, lambda i: f"correct={correct[i]:g} exceeds count={count[i]:g}"
-        )
-        if "pass1" in df.columns:
-            pass1 = _numeric(df, "pass1", where)
-            _reject(
-                np.abs(pass1 * count - correct) > _WHOLE_TOL * np.maximum(count, 1),
-                where,
-                lambda i: (
-                    f"pass1={_fmt(pass1[i])} disagrees with correct/count="
-                    f"{correct[i]:g}/{count[i]:g}"
-                ),
-            )
-    else:
-        pass1 = _numeric(df, "pass1", where)
-        _check_range(pass1, "pass1", where)
-        raw = pass1 * count
-        correct = np.round(raw)
-        _reject(
-            np.abs(raw - correct) > _WHOLE_TOL * np.maximum(count, 1),
-            where,
-            lambda i: (
-                f"pass1*count={_fmt(raw[i])} is not a whole number of correct samples "
-                f"(pass1={_fmt(pass1[i])}, count={count[i]:g})"
-            ),
-        )
-    _check_duplicates(df, ["model", "example_id"], where)
-    fields = {"correct": correct, "count": count.astype(np.int64)}
-    return _to_dataset(df, fields, benchmark=bench, source=name)
-
-
-def from_arena(
-    df: pd.DataFrame, name: str, first_line: int | None, benchmark: str | None
-) -> xr.Dataset:
-    df, bench, where = _prepare(df, name, first_line, benchmark)
-    pass1 = _numeric(df, "pass1", where)
-    _check_range(pass1, "pass1", where)
-    _check_duplicates(df, ["model", "example_id"], where)
-    binary = bool(np.all((pass1 == 0) | (pass1 == 1)))
-    # A fractional pass1 is kept as one draw with expected score pass1: sum_sq = correct makes the
-    # within-cell variance p(1 - p), the variance of a single Bernoulli(p) answer.
-    fields = {"correct": pass1, "count": np.ones(len(df), dtype=np.int64)}
-    return _to_dataset(df, fields, benchmark=bench, source=name, counts_known=binary)
+    return read_frame(df, benchmark=benchmark, name=name, first_line=first_line, progress=False)

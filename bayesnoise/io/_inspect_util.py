@@ -1,0 +1,94 @@
+"""Helpers shared by the eval-log readers (Inspect AI and lm-evaluation-harness): naming the
+source, choosing one of several benchmarks or options, and building the dataset."""
+
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+import xarray as xr
+
+from bayesnoise.data import DataError
+
+from .tables import from_samples
+
+# Locations listed in an error message before "... and N more".
+SHOWN = 5
+_PACKAGE_DIR = str(Path(__file__).parent.parent) + os.sep
+
+
+def natural_key(label: str) -> tuple:
+    """Sort key putting ``q2`` before ``q10`` and ``2`` before ``10``."""
+    parts = re.split(r"(\d+)", label)
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts if p)
+
+
+def source_name(paths: Sequence[Path]) -> str:
+    """One path as given, or the folder that holds all of them."""
+    if len(paths) == 1:
+        return str(paths[0])
+    try:
+        return os.path.commonpath([str(p) for p in paths]) or "."
+    except ValueError:  # paths on different drives
+        return str(paths[0].parent)
+
+
+def check_choice(value: str, allowed: tuple[str, ...], option: str) -> None:
+    if value not in allowed:
+        raise DataError(f"{option}={value!r} is not one of {', '.join(repr(a) for a in allowed)}")
+
+
+def choose(
+    found: Sequence[str], chosen: str | None, *, what: str, option: str, cli: str, where: str
+) -> str:
+    """Pick ``chosen`` among ``found``, or the only one; otherwise say what there is.
+
+    ``what`` names the thing in the message (``"tasks"``), ``option`` the keyword and ``cli``
+    the command-line flag that choose one.
+    """
+    listed = ", ".join(found)
+    if chosen is not None:
+        if chosen not in found:
+            raise DataError(f"{where}: no {what[:-1]} {chosen!r}; found {listed or 'none'}")
+        return chosen
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise DataError(f"{where}: no {what} found")
+    raise DataError(
+        f"{where}: holds {len(found)} {what} ({listed}); choose one with {option}=... (CLI: {cli})"
+    )
+
+
+def warn(message: str) -> None:
+    """Warn once, pointing at the caller's code outside the package."""
+    warnings.warn(message, UserWarning, stacklevel=2, skip_file_prefixes=(_PACKAGE_DIR,))
+
+
+def more(items: Sequence[str]) -> str:
+    """The first few items, and how many were left out."""
+    shown = "; ".join(items[:SHOWN])
+    return shown + (f"; ... and {len(items) - SHOWN} more" if len(items) > SHOWN else "")
+
+
+def build_dataset(df: pd.DataFrame, *, name: str, benchmark: str, **attrs) -> xr.Dataset:
+    """Dataset from long rows ``model, example_id, sample, correct, benchmark_id`` through the
+    package's validator, with models and questions in natural sort order."""
+    ds = from_samples(
+        df[["benchmark_id", "model", "example_id", "sample", "correct"]],
+        name=name,
+        first_line=None,
+        benchmark=benchmark,
+    )
+    order = {}
+    for dim in ("model", "question"):
+        labels = ds[dim].values.tolist()
+        if labels != sorted(labels, key=natural_key):
+            order[dim] = sorted(labels, key=natural_key)
+    ds = ds.sel(order) if order else ds
+    ds.attrs.update({k: v for k, v in attrs.items() if v is not None})
+    return ds

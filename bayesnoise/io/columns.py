@@ -1,0 +1,233 @@
+"""Which column of a table holds what: roles, column mapping, layouts and score values.
+
+A long table names, per row, a ``model``, a ``question`` and either one sample's score or a
+count of samples and their sum. The columns are found by their usual names or named by the
+caller with ``columns={"model": "model_name", "question": "question_id", ...}``; the roles
+present decide the layout:
+
+``samples``  one row per sample: ``score`` (0/1 or partial), optional ``sample`` (without it,
+             one sample per question)
+``counts``   one row per (model, question): ``count`` with ``correct`` (sum of scores) and/or
+             ``pass1`` (= correct / count), optional ``sum_sq`` (sum of squared scores)
+``arena``    one row per (model, question): ``pass1`` only (Eval-Arena), count unknown
+
+Optional roles everywhere: ``benchmark`` (select one), ``cluster`` (a label per question),
+``source`` (a constant column written by :func:`bayesnoise.save`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from bayesnoise.data import DataError
+
+__all__ = ["ROLES", "Layout", "looks_wide", "resolve_columns", "score_value", "to_numbers"]
+
+#: Roles and the column names recognised for each without a mapping (first match wins).
+ROLES: dict[str, tuple[str, ...]] = {
+    "model": ("model",),
+    "question": ("example_id", "question"),
+    "sample": ("sample",),
+    "score": ("correct", "score"),
+    "count": ("count",),
+    "pass1": ("pass1",),
+    "sum_sq": ("sum_sq",),
+    "benchmark": ("benchmark_id", "benchmark"),
+    "cluster": ("cluster",),
+    "source": ("source",),
+}
+#: Keys accepted in ``columns=`` (``correct`` is another name for ``score``).
+_KEYS = (*ROLES, "correct")
+_CLI = {
+    "model": "--model-col",
+    "question": "--question-col",
+    "score": "--score-col",
+    "sample": "--sample-col",
+    "count": "--count-col",
+    "benchmark": "--benchmark-col",
+    "cluster": "--cluster-col",
+}
+_LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
+_WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The layout of a table and the column (as written in the file) of each role."""
+
+    kind: str
+    columns: dict[str, str]
+
+    def label(self, role: str) -> str:
+        return self.columns[role]
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Roles that identify a row: (model, question[, sample])."""
+        with_sample = self.kind == "samples" and "sample" in self.columns
+        return ("model", "question", "sample") if with_sample else ("model", "question")
+
+
+def mapping_help() -> str:
+    """How to name the columns, in Python and on the command line."""
+    return (
+        "name them with columns={'model': ..., 'question': ..., 'score': ...} "
+        "(also 'sample', 'count', 'benchmark', 'cluster'); CLI: "
+        + ", ".join(_CLI.values())
+        + ". Recognised without a mapping: "
+        + "; ".join(f"{role}: {'|'.join(names)}" for role, names in ROLES.items())
+    )
+
+
+def _check_mapping(columns: Mapping[str, str], found: list[str], where: str) -> dict[str, str]:
+    mapping = {}
+    for key, column in columns.items():
+        if key not in _KEYS:
+            raise DataError(
+                f"{where}: columns= has an unknown key {key!r}; the keys are {', '.join(_KEYS)}"
+            )
+        role = "score" if key == "correct" else key
+        if role in mapping:
+            raise DataError(f"{where}: columns= names the score twice ('score' and 'correct')")
+        if str(column) not in found:
+            raise DataError(
+                f"{where}: columns= maps {key!r} to {str(column)!r}, but there is no such column; "
+                f"found columns {found}"
+            )
+        mapping[role] = str(column)
+    return mapping
+
+
+def resolve_columns(found: Iterable[str], columns: Mapping[str, str] | None, where: str) -> Layout:
+    """The layout of a table with columns ``found``, given the caller's mapping (if any).
+
+    Examples
+    --------
+    >>> resolve_columns(["model_name", "question_id", "score"], {"model": "model_name",
+    ...                 "question": "question_id"}, "t.csv")
+    Layout(kind='samples', columns={'model': 'model_name', 'question': 'question_id', 'score': 'score'})
+    """
+    found = [str(c) for c in found]
+    dupes = sorted({c for c in found if found.count(c) > 1})
+    if dupes:
+        raise DataError(f"{where}: column {dupes[0]!r} appears more than once")
+    mapping = _check_mapping(columns or {}, found, where)
+    explicit = set(mapping)
+    taken = set(mapping.values())
+    candidates = {}
+    for role, names in ROLES.items():
+        present = [n for n in names if n in found and n not in taken]
+        candidates[role] = present
+        if role not in mapping and present:
+            mapping[role] = present[0]
+    missing = [r for r in ("model", "question") if r not in mapping]
+    if "count" in mapping:
+        kind = "counts"
+        if "score" not in mapping and "pass1" not in mapping:
+            missing.append("correct or pass1")
+    elif "score" in mapping:
+        kind = "samples"
+    elif "pass1" in mapping:
+        kind = "arena"
+    else:
+        kind = "unknown"
+        missing.append("score")
+    if missing:
+        raise DataError(
+            f"{where}: cannot tell which columns hold the {', '.join(missing)}; found columns "
+            f"{found}. Layouts: per sample [model, example_id, (sample,) correct], counts "
+            f"[model, example_id, count, correct|pass1], Eval-Arena [model, example_id, pass1]. "
+            f"If your columns have other names, {mapping_help()}"
+        )
+    if kind == "samples" and "score" not in explicit and len(candidates["score"]) > 1:
+        first, second = candidates["score"][:2]
+        raise DataError(
+            f"{where}: both {first!r} and {second!r} could be the score; "
+            "choose with columns={'score': ...} (CLI: --score-col)"
+        )
+    unused = {"samples": ("pass1", "sum_sq"), "arena": ("sample", "sum_sq"), "counts": ("sample",)}
+    for role in unused[kind]:
+        if role in explicit:
+            raise DataError(
+                f"{where}: columns= maps {role!r}, which a {kind} table does not use "
+                f"(layout from the roles {sorted(mapping)})"
+            )
+        mapping.pop(role, None)
+    return Layout(kind, mapping)
+
+
+def score_value(value) -> float | None:
+    """A score as Inspect maps it to a number; ``None`` if it has none (missing, NaN, text).
+
+    ``"C"`` = 1, ``"P"`` = 0.5, ``"I"`` = ``"N"`` = 0, ``yes``/``true`` = 1, ``no``/``false`` = 0
+    (any case), numbers and numeric strings as they are.
+
+    Examples
+    --------
+    >>> [score_value(v) for v in ("C", "I", "P", "N", "True", "0.25", 1, "maybe")]
+    [1.0, 0.0, 0.5, 0.0, 1.0, 0.25, 1.0, None]
+    """
+    if isinstance(value, str):
+        if value in _LETTERS:
+            return _LETTERS[value]
+        if value.strip().lower() in _WORDS:
+            return _WORDS[value.strip().lower()]
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+    elif isinstance(value, bool | int | float | np.number | np.bool_):
+        number = float(value)
+    else:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def to_numbers(labels: list, *, scores: bool) -> np.ndarray:
+    """Numbers for the distinct values of a column (NaN where there is none).
+
+    ``scores=True`` also maps Inspect's score letters and yes/no words (:func:`score_value`);
+    otherwise only numbers and numeric strings count.
+
+    Examples
+    --------
+    >>> to_numbers(["1", "C", None, "x"], scores=True).tolist()
+    [1.0, 1.0, nan, nan]
+    """
+    if not labels:
+        return np.zeros(0)
+    numbers = np.array(pd.to_numeric(pd.Series(labels, dtype=object), errors="coerce"), float)
+    numbers[~np.isfinite(numbers)] = np.nan
+    if scores:
+        for i in np.flatnonzero(np.isnan(numbers)):
+            value = score_value(labels[i])
+            if value is not None:
+                numbers[i] = value
+    return numbers
+
+
+def looks_wide(df: pd.DataFrame) -> bool:
+    """Whether a DataFrame is a wide matrix (rows = questions, columns = models).
+
+    Only when every column holds numbers or booleans and none has the name of a role; a
+    column of text (a model or question name) or a role name makes it a long table.
+
+    Examples
+    --------
+    >>> looks_wide(pd.DataFrame({"gpt": [1, 0], "llama": [0, 0]}))
+    True
+    >>> looks_wide(pd.DataFrame({"model_name": ["a"], "question_id": ["q1"], "score": [1]}))
+    False
+    """
+    known = {name for names in ROLES.values() for name in names}
+    if any(str(c).strip() in known for c in df.columns):
+        return False
+    return all(
+        pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+        for dtype in df.dtypes
+    )

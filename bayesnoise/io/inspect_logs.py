@@ -1,0 +1,326 @@
+"""Inspect AI evaluation logs: one log = one model on one task; epochs are the samples.
+
+Read from the documented JSON of the logs (``.eval`` ZIP or ``.json``) without inspect-ai:
+only each log's header and per-sample score summaries, never the messages. Score values are
+mapped to numbers as Inspect's ``value_to_float`` maps them: ``"C"`` = 1, ``"P"`` = 0.5,
+``"I"`` = ``"N"`` = 0, booleans and numbers as they are, ``"yes"``/``"true"`` = 1,
+``"no"``/``"false"`` = 0 (any case) and numeric strings; other values are refused (Inspect
+would count them as 0 with a warning).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+import xarray as xr
+
+from bayesnoise._common import fmt_value as _fmt
+from bayesnoise.data import DataError
+
+from ._inspect_files import RawLog, error_text, expand, is_log_file, log_files, read_log
+from ._inspect_util import build_dataset, check_choice, choose, more, source_name, warn
+from .columns import score_value
+
+__all__ = ["inspect_samples", "is_inspect_log", "read_inspect"]
+
+_FIX_INCOMPLETE = (
+    "They are neither counted as wrong nor dropped: rerun them, or pass "
+    "incomplete='use-scored' (CLI: --use-scored) to load only the scored samples"
+)
+
+
+def is_inspect_log(path: Path) -> bool:
+    """Whether ``path`` is an Inspect log, or a folder holding one (cheap: reads headers only).
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> is_inspect_log(Path("no-such-file.eval"))
+    False
+    """
+    path = Path(path)
+    if path.is_dir():
+        return bool(log_files(path))
+    return is_log_file(path)
+
+
+def _place(log: RawLog, rec: dict) -> str:
+    return f"{log.path.name}: id {_fmt(rec['id'])}, epoch {rec['epoch']}"
+
+
+def _scorer_names(logs: list[RawLog]) -> list[str]:
+    names: dict[str, None] = {}
+    for log in logs:
+        names.update(dict.fromkeys(log.scorers))
+        for rec in log.records:
+            names.update(dict.fromkeys(rec.get("scores") or {}))
+    return list(names)
+
+
+def _check_keys(logs: list[RawLog], scorer: str, score_key: str | None, where: str) -> None:
+    """Dict-valued scores need ``score_key``; a key needs dict values."""
+    keys: dict[str, None] = {}
+    scalar = None
+    for log in logs:
+        for rec in log.records:
+            score = (rec.get("scores") or {}).get(scorer)
+            value = score.get("value") if isinstance(score, dict) else None
+            if isinstance(value, dict):
+                keys.update(dict.fromkeys(value))
+            elif value is not None and scalar is None:
+                scalar = _place(log, rec)
+    if keys and score_key is None:
+        raise DataError(
+            f"{where}: scorer {scorer!r} gives several values per sample ({', '.join(keys)}); "
+            "choose one with score_key=... (CLI: --score-key KEY)"
+        )
+    if score_key is not None and not keys:
+        raise DataError(
+            f"{where}: score_key={score_key!r} given, but scorer {scorer!r} gives one value per "
+            "sample; leave score_key out"
+        )
+    if score_key is not None and score_key not in keys:
+        raise DataError(
+            f"{where}: scorer {scorer!r} has no key {score_key!r}; its keys are {', '.join(keys)}"
+        )
+    if keys and scalar is not None:
+        raise DataError(f"{scalar}: scorer {scorer!r} gives a single value here, a dict elsewhere")
+
+
+def _value(log: RawLog, rec: dict, scorer: str, score_key: str | None):
+    """(score, None) or (None, reason the sample has no score)."""
+    if rec.get("error"):
+        return None, f"errored ({error_text(rec['error'])[:80]})"
+    score = (rec.get("scores") or {}).get(scorer)
+    if not isinstance(score, dict):
+        return None, f"not scored by {scorer!r}"
+    value = score.get("value")
+    if isinstance(value, dict):
+        if score_key not in value:
+            raise DataError(f"{_place(log, rec)}: scorer {scorer!r} has no key {score_key!r} here")
+        value = value[score_key]
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None, "unscored (NaN)"
+    number = score_value(value)
+    if number is None:
+        raise DataError(
+            f"{_place(log, rec)}: score {value!r} of {scorer!r} is not a value Inspect converts "
+            "to a number (C/I/P/N, yes/no, true/false, a number); nothing is imputed"
+        )
+    if not 0 <= number <= 1:
+        raise DataError(
+            f"{_place(log, rec)}: score {_fmt(number)} of {scorer!r} is outside [0, 1]; "
+            "scores are not clipped"
+        )
+    return number, None
+
+
+def _log_problem(log: RawLog, scored: int) -> str | None:
+    if log.status == "success":
+        return None
+    what = (
+        "crashed (only _journal/ is present)"
+        if log.journal_only
+        else f"has status {log.status!r}" + (f" ({log.error})" if log.error else "")
+    )
+    missing = ""
+    if log.planned is not None and log.planned > len(log.records):
+        missing = f"; {log.planned - len(log.records)} of {log.planned} (sample, epoch) never ran"
+    return f"{log.path.name} {what}{missing}; {scored} scored"
+
+
+def _merge_groups(logs: list[RawLog], duplicates: str, where: str) -> dict[str, list[RawLog]]:
+    groups: dict[str, list[RawLog]] = {}
+    for log in logs:
+        groups.setdefault(log.model, []).append(log)
+    for model, group in groups.items():
+        if len(group) > 1 and duplicates == "error":
+            files = " and ".join(str(g.path) for g in group[:2])
+            extra = f" (and {len(group) - 2} more)" if len(group) > 2 else ""
+            raise DataError(
+                f"{where}: two logs for model {model!r} on task {group[0].task!r}: "
+                f"{files}{extra} (a retry or an eval set?). Keep one, or pass "
+                "duplicates='merge' (CLI: --merge-duplicates) to use their epochs as more samples"
+            )
+        group.sort(key=lambda g: (g.created, str(g.path)))
+    return groups
+
+
+def inspect_samples(
+    paths: Sequence[Path],
+    *,
+    benchmark: str | None = None,
+    scorer: str | None = None,
+    score_key: str | None = None,
+    incomplete: str = "error",
+    duplicates: str = "error",
+) -> pd.DataFrame:
+    """Per-sample scores from Inspect logs: one row per scored (model, sample id, epoch).
+
+    Same parameters as :func:`read_inspect`. Columns ``benchmark_id, model, example_id,
+    sample, correct, file, id, epoch``: ``example_id`` is the sample id as text, ``sample``
+    the epoch (offset by the earlier logs' epochs when duplicates are merged), ``id`` the id as
+    written; ``df.attrs["left_out"]`` lists what was not scored.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> log = {"version": 2, "status": "success", "eval": {"task": "t", "model": "m"},
+    ...        "samples": [{"id": 1, "epoch": 1, "scores": {"s": {"value": "P"}}}]}
+    >>> path = Path(tempfile.mkdtemp()) / "log.json"
+    >>> _ = path.write_text(json.dumps(log))
+    >>> inspect_samples([path])["correct"].tolist()
+    [0.5]
+    """
+    check_choice(incomplete, ("error", "use-scored"), "incomplete")
+    check_choice(duplicates, ("error", "merge"), "duplicates")
+    files = expand(paths)
+    if not files:
+        raise DataError("no Inspect logs given")
+    where = source_name(files)
+    logs = [read_log(f) for f in files]
+    tasks = list(dict.fromkeys(log.task for log in logs))
+    task = choose(
+        tasks, benchmark, what="tasks", option="benchmark", cli="--benchmark NAME", where=where
+    )
+    logs = [log for log in logs if log.task == task]
+    chosen = choose(
+        _scorer_names(logs),
+        scorer,
+        what="scorers",
+        option="scorer",
+        cli="--scorer NAME",
+        where=where,
+    )
+    _check_keys(logs, chosen, score_key, where)
+    rows, left_out, problems = [], [], []
+    for group in _merge_groups(logs, duplicates, where).values():
+        offset = 0
+        for log in group:
+            seen: dict[tuple[str, int], object] = {}
+            scored = 0
+            for rec in log.records:
+                key = (str(rec["id"]), int(rec["epoch"]))
+                if key in seen:
+                    raise DataError(
+                        f"{_place(log, rec)}: sample ids {seen[key]!r} and {rec['id']!r} are "
+                        "the same question as text; give the samples distinct ids"
+                    )
+                seen[key] = rec["id"]
+                number, reason = _value(log, rec, chosen, score_key)
+                if reason is not None:
+                    left_out.append(f"{_place(log, rec)} {reason}")
+                    continue
+                scored += 1
+                rows.append((log.model, key[0], offset + key[1], number, str(log.path), *key))
+            problem = _log_problem(log, scored)
+            if problem:
+                problems.append(problem)
+            offset += max([log.epochs, *(k[1] for k in seen)])
+    _report_incomplete(where, left_out, problems, incomplete)
+    df = pd.DataFrame(
+        rows, columns=["model", "example_id", "sample", "correct", "file", "id", "epoch"]
+    )
+    df.insert(0, "benchmark_id", task)
+    df.attrs["left_out"] = left_out + problems
+    df.attrs["scorer"] = chosen if score_key is None else f"{chosen}[{score_key}]"
+    if df.empty:
+        raise DataError(f"{where}: no scored samples for task {task!r}")
+    return df
+
+
+def _report_incomplete(where: str, left_out: list, problems: list, incomplete: str) -> None:
+    if not left_out and not problems:
+        return
+    parts = []
+    if left_out:
+        kinds = Counter("errored" if " errored (" in item else "unscored" for item in left_out)
+        counted = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+        parts.append(f"{len(left_out)} samples have no score ({counted}: {more(left_out)})")
+    if problems:
+        parts.append(f"{len(problems)} logs did not finish ({more(problems)})")
+    message = f"{where}: " + "; ".join(parts)
+    if incomplete == "error":
+        raise DataError(f"{message}. {_FIX_INCOMPLETE}")
+    warn(f"{message}. Loaded only the scored samples (incomplete='use-scored').")
+
+
+def read_inspect(
+    paths: Sequence[Path],
+    *,
+    benchmark: str | None = None,
+    scorer: str | None = None,
+    score_key: str | None = None,
+    incomplete: str = "error",
+    duplicates: str = "error",
+) -> xr.Dataset:
+    """Dataset from Inspect AI logs (``.eval`` or ``.json`` files, or folders of them).
+
+    Model from ``eval.model``, benchmark from ``eval.task``, question from the sample ``id``
+    (``1`` and ``"1"`` are the same question), samples from the epochs: K per question is the
+    number of its scored epochs.
+
+    Parameters
+    ----------
+    paths : sequence of pathlib.Path
+        Log files and folders (searched recursively).
+    benchmark : str, optional
+        Task to load when the logs hold several (required then).
+    scorer : str, optional
+        Scorer to use when the samples have several (required then).
+    score_key : str, optional
+        Key to use when the scorer gives a dict of values (required then).
+    incomplete : {"error", "use-scored"}
+        Unscored (NaN) or errored samples, and logs that did not finish (status error,
+        cancelled, or crashed with only ``_journal/``), raise a :class:`DataError` saying how
+        many and where; ``"use-scored"`` loads what was scored and warns once with what was
+        left out (also kept in ``ds.attrs["notes"]``).
+    duplicates : {"error", "merge"}
+        Two logs for the same model and task raise an error naming both; ``"merge"`` uses
+        their epochs as more samples.
+
+    Returns
+    -------
+    xarray.Dataset
+        The package's ``(model, question)`` dataset; partial credit (``"P"``, fractions) makes
+        it non-binary.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> for model, values in {"a": ["C", "I"], "b": ["C", "C"]}.items():
+    ...     log = {"version": 2, "status": "success",
+    ...            "eval": {"task": "quiz", "model": model, "config": {"epochs": 1}},
+    ...            "samples": [{"id": i, "epoch": 1, "scores": {"match": {"value": v}}}
+    ...                        for i, v in enumerate(values)]}
+    ...     _ = (folder / f"{model}.json").write_text(json.dumps(log))
+    >>> ds = read_inspect([folder])
+    >>> ds["correct"].values.tolist()
+    [[1.0, 0.0], [1.0, 1.0]]
+    """
+    df = inspect_samples(
+        paths,
+        benchmark=benchmark,
+        scorer=scorer,
+        score_key=score_key,
+        incomplete=incomplete,
+        duplicates=duplicates,
+    )
+    files = list(dict.fromkeys(df["file"]))
+    notes = [f"scorer {df.attrs['scorer']}"]
+    if df.attrs["left_out"]:
+        notes.append(f"left out (no score): {more(df.attrs['left_out'])}")
+    return build_dataset(
+        df,
+        name=source_name([Path(p) for p in paths]) if paths else source_name(files),
+        benchmark=str(df["benchmark_id"].iloc[0]),
+        notes="\n".join(notes),
+        logs=len(files),
+    )

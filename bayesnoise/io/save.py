@@ -1,0 +1,148 @@
+"""Write a dataset so that :func:`~bayesnoise.io.load` reads it back identical.
+
+NetCDF (``.nc``) keeps everything. A table (``.csv``, ``.tsv``, ``.jsonl``, ``.parquet``,
+text optionally ``.gz``) is the count layout: one row per (model, question), ``count = 0``
+where a model has no result, ``sum_sq`` when scores are partial, ``pass1`` instead of
+``count, correct`` when the counts are unknown, plus constant ``benchmark_id`` and ``source``
+columns and a ``cluster`` column when the dataset has one.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from bayesnoise.data import MODEL, QUESTION, DataError, attr, check_dataset
+
+from .sources import table_kind
+
+__all__ = ["read_netcdf", "save"]
+
+_BOOLS = "bayesnoise_bool_attrs"
+_TABLE_ATTRS = ("benchmark", "source", "binary", "counts_known")
+
+
+def _netcdf(ds: xr.Dataset, path: Path) -> None:
+    out = ds.copy()
+    bools = [k for k, v in ds.attrs.items() if isinstance(v, bool | np.bool_)]
+    out.attrs = {k: int(v) if k in bools else v for k, v in ds.attrs.items()}
+    out.attrs[_BOOLS] = " ".join(bools)
+    out.to_netcdf(path, engine="h5netcdf")
+
+
+def read_netcdf(path: Path) -> xr.Dataset:
+    """A dataset written by :func:`save` as NetCDF (attributes restored, contract checked).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from bayesnoise.data import from_arrays
+    >>> path = Path(tempfile.mkdtemp()) / "d.nc"
+    >>> _ = save(from_arrays([[1, 2]], [[2, 2]]), path)
+    >>> read_netcdf(path).attrs["binary"]
+    True
+    """
+    try:
+        ds = xr.load_dataset(path, engine="h5netcdf")
+    except (OSError, ValueError) as err:
+        raise DataError(f"{path}: cannot read as NetCDF: {err}") from None
+    bools = str(ds.attrs.pop(_BOOLS, "")).split()
+    for key in bools:
+        ds.attrs[key] = bool(ds.attrs[key])
+    for name in (MODEL, QUESTION, "cluster"):
+        if name in ds.coords:
+            ds = ds.assign_coords({name: (ds[name].dims, ds[name].values.astype(str))})
+    return check_dataset(ds)
+
+
+def _count_table(ds: xr.Dataset) -> pd.DataFrame:
+    ds = ds.transpose(MODEL, QUESTION)
+    count = ds["count"].values
+    if not (count > 0).any(axis=0).all() or not (count > 0).any(axis=1).all():
+        raise DataError(
+            f"{attr(ds, 'source')}: a model or question has no result at all; a table cannot "
+            "keep it (save as .nc)"
+        )
+    models = np.repeat(ds[MODEL].values.astype(str), ds.sizes[QUESTION])
+    questions = np.tile(ds[QUESTION].values.astype(str), ds.sizes[MODEL])
+    table = {"model": models, "example_id": questions}
+    if attr(ds, "counts_known"):
+        table["count"] = count.ravel()
+        table["correct"] = ds["correct"].values.ravel()
+        if not attr(ds, "binary"):
+            table["sum_sq"] = ds["sum_sq"].values.ravel()
+    else:
+        if (count > 1).any():
+            raise DataError(f"{attr(ds, 'source')}: counts_known=False with K > 1 in a cell")
+        if (count == 0).any():
+            raise DataError(
+                f"{attr(ds, 'source')}: fractional pass1 values with missing cells cannot be "
+                "written as a table (save as .nc)"
+            )
+        table["pass1"] = ds["correct"].values.ravel()
+    if "cluster" in ds.coords:
+        table["cluster"] = np.tile(ds["cluster"].values.astype(str), ds.sizes[MODEL])
+    table["benchmark_id"] = attr(ds, "benchmark")
+    table["source"] = attr(ds, "source")
+    return pd.DataFrame(table)
+
+
+def save(ds: xr.Dataset, path) -> Path:
+    """Write a dataset to ``path``; :func:`~bayesnoise.load` reads it back identical.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of the package (dims ``model, question``).
+    path : str or pathlib.Path
+        ``.nc`` for NetCDF (keeps every attribute), or ``.csv``, ``.tsv``, ``.jsonl``,
+        ``.parquet`` (text optionally ``.gz``) for a count table.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import xarray as xr
+    >>> import bayesnoise as bn
+    >>> ds = bn.from_arrays([[3, 1], [2, 4]], [[4, 4], [4, 4]], models=["a", "b"])
+    >>> path = bn.save(ds, Path(tempfile.mkdtemp()) / "counts.csv")
+    >>> xr.testing.assert_identical(bn.load(path), ds)
+    """
+    ds = check_dataset(ds)
+    path = Path(path)
+    if path.suffix.lower() == ".nc":
+        _netcdf(ds, path)
+        return path
+    kind, gz = table_kind(path)
+    if kind is None or kind == "json":
+        raise DataError(
+            f"{path}: cannot write this file type; use .nc, .csv, .tsv, .jsonl or .parquet "
+            "(text optionally .gz)"
+        )
+    lost = sorted(set(ds.attrs) - set(_TABLE_ATTRS))
+    if lost:
+        warnings.warn(
+            f"{path}: a table does not keep the attributes {', '.join(lost)}; save as .nc to "
+            "keep them",
+            stacklevel=2,
+        )
+    table = _count_table(ds)
+    if kind == "parquet":
+        table.to_parquet(path, index=False)
+    elif kind == "jsonl":
+        lines = "".join(json.dumps(row) + "\n" for row in table.to_dict("records"))
+        with gzip.open(path, "wt") if gz else open(path, "w") as fh:
+            fh.write(lines)
+    else:
+        table.to_csv(path, sep="\t" if kind == "tsv" else ",", index=False)
+    return path

@@ -1,0 +1,365 @@
+"""Aggregate long tables to (model, question) cells while reading them, batch by batch.
+
+Each batch is checked (:mod:`._rows`) and added to running sums per cell with ``bincount``;
+a bitmap over (model, question, sample) catches duplicate rows across batches and files. So a
+file of any length is read in constant memory beyond the (model, question) arrays, and every
+error still names the file, line, model and question.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+import xarray as xr
+
+from bayesnoise._common import fmt_value as _fmt
+from bayesnoise.data import DataError, from_arrays
+
+from ._rows import CELLS, Rows, place
+from .columns import Layout
+
+__all__ = ["Progress", "aggregate"]
+
+_ID_ROLES = ("model", "question", "sample", "benchmark", "cluster", "source")
+# Seconds before the progress display appears, and between its updates.
+DELAY, EVERY = 2.0, 0.5
+# Largest duplicate bitmap (cells x samples, bytes) before sorting the keys at the end instead.
+_BITMAP_LIMIT = 1 << 28
+
+
+def _terminal() -> bool:
+    return sys.stderr.isatty()
+
+
+class Progress:
+    """``reading NAME: 12.0M rows (45%)`` on standard error, from :data:`DELAY` seconds on.
+
+    ``enabled=None`` shows it only when standard error is a terminal; False never.
+    """
+
+    def __init__(self, name: str, enabled: bool | None = None):
+        self.name = name
+        self.enabled = _terminal() if enabled is None else bool(enabled)
+        self.start = self.last = time.monotonic()
+        self.shown = False
+
+    def update(self, rows: int, fraction: float | None) -> None:
+        now = time.monotonic()
+        if not self.enabled or now - self.start < DELAY or (self.shown and now - self.last < EVERY):
+            return
+        self.last = now
+        share = f" ({100 * fraction:.0f}%)" if fraction is not None else ""
+        sys.stderr.write(f"\rreading {self.name}: {rows / 1e6:.1f}M rows{share}   ")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self, rows: int) -> None:
+        if self.shown:
+            sys.stderr.write(f"\rreading {self.name}: {rows / 1e6:.1f}M rows, done.   \n")
+            sys.stderr.flush()
+
+
+class _Codes:
+    """Integer codes of labels in order of first appearance, shared by all batches and files."""
+
+    def __init__(self):
+        self.index: dict[str, int] = {}
+        self.labels: list[str] = []
+
+    def map(self, labels: list, used: np.ndarray | None = None) -> np.ndarray:
+        """Global code of each distinct value of a batch that occurs in it (``used``); -1 for a
+        missing or empty value (and for one that does not occur)."""
+        out = np.empty(len(labels), dtype=np.int64)
+        for i, value in enumerate(labels):
+            if (
+                (used is not None and not used[i])
+                or value is None
+                or (isinstance(value, float) and value != value)
+            ):
+                out[i] = -1
+                continue
+            label = str(value)
+            if not label.strip():
+                out[i] = -1
+                continue
+            code = self.index.get(label)
+            if code is None:
+                code = self.index[label] = len(self.labels)
+                self.labels.append(label)
+            out[i] = code
+        return out
+
+
+def _grow(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    out = np.zeros(shape, dtype=array.dtype)
+    out[tuple(slice(0, n) for n in array.shape)] = array
+    return out
+
+
+class _Cells:
+    """Running sums per (model, question) and the duplicate check, growing as labels appear."""
+
+    def __init__(self, with_sample: bool):
+        self.shape = (16, 64, 16 if with_sample else 1)
+        self.sums = {k: np.zeros(self.shape[:2]) for k in ("correct", "count", "sum_sq")}
+        self.seen: np.ndarray | None = np.zeros(self.shape, dtype=bool)
+        self.n_seen = 0
+        self.keys: list[np.ndarray] = []  # (m, q, s) rows once the bitmap would be too large
+
+    def reserve(self, m: int, q: int, s: int) -> None:
+        if m <= self.shape[0] and q <= self.shape[1] and s <= self.shape[2]:
+            return
+        shape = tuple(
+            max(old, 1 << int(np.ceil(np.log2(max(n, 1)))))
+            for old, n in zip(self.shape, (m, q, s), strict=True)
+        )
+        self.sums = {k: _grow(v, shape[:2]) for k, v in self.sums.items()}
+        if self.seen is not None and np.prod(shape, dtype=float) > _BITMAP_LIMIT:
+            self.keys.append(np.argwhere(self.seen))
+            self.seen = None
+        elif self.seen is not None:
+            self.seen = _grow(self.seen, shape)
+        self.shape = shape
+
+    def add(self, m, q, s, fields: dict[str, np.ndarray]) -> int | None:
+        """Add rows; return the index of a row whose key was already there (a duplicate)."""
+        size = self.shape[0] * self.shape[1]
+        cell = m * self.shape[1] + q
+        for key, values in fields.items():
+            self.sums[key] += np.bincount(cell, weights=values, minlength=size).reshape(
+                self.shape[:2]
+            )
+        if self.seen is None:
+            self.keys.append(np.stack([m, q, s], axis=1))
+            return None
+        flat = self.seen.reshape(-1)
+        key = cell * self.shape[2] + s
+        before = flat[key]
+        if before.any():
+            return int(np.flatnonzero(before)[0])
+        flat[key] = True
+        n_seen = int(np.count_nonzero(flat))
+        if n_seen - self.n_seen != key.size:  # a key twice within the batch
+            first = np.unique(key, return_index=True)[1]
+            repeated = np.ones(key.size, dtype=bool)
+            repeated[first] = False
+            return int(np.flatnonzero(repeated)[0])
+        self.n_seen = n_seen
+        return None
+
+    def repeated_key(self) -> tuple[int, int, int] | None:
+        """After the last batch, in sorting mode: a key seen twice, if any."""
+        if self.seen is not None or not self.keys:
+            return None
+        keys = np.concatenate(self.keys)
+        order = np.lexsort(keys.T[::-1])
+        keys = keys[order]
+        same = np.flatnonzero((keys[1:] == keys[:-1]).all(axis=1))
+        return tuple(int(v) for v in keys[same[0]]) if same.size else None
+
+
+class _Aggregator:
+    def __init__(self, layout: Layout, benchmark: str | None, sources: list, name: str):
+        self.layout, self.benchmark, self.sources, self.name = layout, benchmark, sources, name
+        self.codes = {role: _Codes() for role in _ID_ROLES}
+        self.cells = _Cells("sample" in layout.keys)
+        self.cluster = np.full(64, -1, dtype=np.int64)
+        self.rows = 0
+        self.fractional = False
+
+    def _ids(self, role, column, keep) -> np.ndarray:
+        if keep is None:  # batch dictionaries list values in order of first appearance
+            used = np.bincount(column.codes, minlength=len(column.labels)) > 0
+            return self.codes[role].map(column.labels, used)[column.codes]
+        local = column.codes[keep]  # rows of one benchmark: their own order of appearance
+        values, first = np.unique(local, return_index=True)
+        order = values[np.argsort(first)]
+        lookup = np.full(len(column.labels), -1, dtype=np.int64)
+        lookup[order] = self.codes[role].map([column.labels[i] for i in order])
+        return lookup[local]
+
+    def _batch(self, n: int, columns: dict):
+        """Rows of the chosen benchmark: (positions in the batch, their id codes)."""
+        keep = None  # all rows
+        if "benchmark" in columns:
+            codes = self.codes["benchmark"]
+            bench = codes.map(columns["benchmark"].labels)[columns["benchmark"].codes]
+            if self.benchmark is None:
+                if len(codes.labels) > 1:
+                    self._several_benchmarks()
+            else:
+                keep = np.flatnonzero(bench == codes.index.get(self.benchmark, -2))
+        ids = {r: self._ids(r, columns[r], keep) for r in _ID_ROLES if r in columns}
+        return keep, ids
+
+    def _where(self, source, offset, columns, keep):
+        roles = [r for r in ("model", "question", "sample") if r in self.layout.columns]
+
+        def where(i: int, ident: bool = True) -> str:
+            pos = i if keep is None else int(keep[i])
+            loc = place(source.name, source.first_line, offset + pos)
+            if not ident:
+                return loc
+            shown = ", ".join(f"{self.layout.label(r)}={_fmt(columns[r].raw(pos))}" for r in roles)
+            return f"{loc} ({shown})"
+
+        return where
+
+    def add(self, source, offset: int, n: int, columns: dict) -> None:
+        keep, ids = self._batch(n, columns)
+        size = n if keep is None else keep.size
+        if size == 0:
+            return
+        where = self._where(source, offset, columns, keep)
+        for role in ("model", "question", "sample", "cluster"):
+            if role in ids and (ids[role] < 0).any():
+                i = int(np.flatnonzero(ids[role] < 0)[0])
+                raise DataError(f"{where(i)}: {self.layout.label(role)} is empty")
+        values = {
+            role: columns[role].take(keep).numbers(scores=self.layout.kind == "samples")
+            if keep is not None
+            else columns[role].numbers(scores=self.layout.kind == "samples")
+            for role in ("score", "count", "pass1", "sum_sq")
+            if role in columns
+        }
+        rows = Rows(
+            values,
+            lambda role, i: columns[role].raw(i if keep is None else int(keep[i])),
+            where,
+            self.layout.columns,
+        )
+        fields = CELLS[self.layout.kind](rows)
+        if self.layout.kind == "arena":
+            self.fractional |= bool(np.any(fields["correct"] != np.round(fields["correct"])))
+        m, q = ids["model"], ids["question"]
+        s = ids.get("sample", np.zeros_like(m))
+        self.cells.reserve(
+            len(self.codes["model"].labels),
+            len(self.codes["question"].labels),
+            max(len(self.codes["sample"].labels), 1),
+        )
+        repeat = self.cells.add(m, q, s, fields)
+        if repeat is not None:
+            self._duplicate((int(m[repeat]), int(q[repeat]), int(s[repeat])))
+        if "cluster" in ids:
+            self._check_cluster(q, ids["cluster"], where)
+        self.rows += size
+
+    def _check_cluster(self, q: np.ndarray, c: np.ndarray, where) -> None:
+        if self.cluster.size < len(self.codes["question"].labels):
+            self.cluster = _grow(self.cluster + 1, (self.cells.shape[1],)) - 1
+        order = np.argsort(q, kind="stable")
+        qs, cs = q[order], c[order]
+        start = np.r_[True, qs[1:] != qs[:-1]]
+        first = cs[np.maximum.accumulate(np.where(start, np.arange(qs.size), 0))]
+        known = self.cluster[qs]
+        other = np.where(known >= 0, known, first)
+        bad = np.flatnonzero(cs != other)
+        if bad.size:
+            i = int(order[bad].min())
+            j = int(np.flatnonzero(order == i)[0])
+            labels = self.codes["cluster"].labels
+            raise DataError(
+                f"{where(i)}: question {self.codes['question'].labels[q[i]]!r} is in cluster "
+                f"{labels[c[i]]!r} here but in {labels[other[j]]!r} in an earlier row; each "
+                "question must belong to one cluster"
+            )
+        self.cluster[qs[start]] = cs[start]
+
+    def _scan(self, wanted: dict[str, str]):
+        for source in self.sources:
+            for offset, n, columns in source.batches(wanted, set(wanted)):
+                yield source, offset, n, columns
+
+    def _several_benchmarks(self):
+        names = _Codes()
+        for _, _, _, columns in self._scan({"benchmark": self.layout.label("benchmark")}):
+            names.map(columns["benchmark"].labels)
+        raise DataError(
+            f"{self.name}: holds {len(names.labels)} benchmarks ({', '.join(names.labels)}); "
+            "choose one with benchmark=... (CLI: --benchmark NAME)"
+        )
+
+    def _duplicate(self, key: tuple[int, ...]):
+        roles = self.layout.keys
+        wanted = {
+            r: self.layout.label(r) for r in (*roles, "benchmark") if r in self.layout.columns
+        }
+        found = []
+        for source, offset, n, columns in self._scan(wanted):
+            keep, ids = self._batch(n, columns)
+            match = np.ones(n if keep is None else keep.size, dtype=bool)
+            for role, code in zip(roles, key, strict=False):
+                match &= ids[role] == code
+            where = self._where(source, offset, columns, keep)
+            found += [
+                (where(int(i)), where(int(i), ident=False))
+                for i in np.flatnonzero(match)[: 2 - len(found)]
+            ]
+            if len(found) == 2:
+                break
+        labels = ", ".join(self.layout.label(r) for r in roles)
+        hint = (
+            "; with several samples per question, name the sample column (columns={'sample': "
+            "...}, CLI: --sample-col)"
+            if self.layout.kind == "samples" and "sample" not in roles
+            else ""
+        )
+        raise DataError(
+            f"{found[0][0]}: duplicate ({labels}) row, again at {found[-1][1]}. Each cell "
+            f"must appear once (select one benchmark/temperature/run first){hint}"
+        )
+
+    def dataset(self, default_benchmark: str, source: str) -> xr.Dataset:
+        repeated = self.cells.repeated_key()
+        if repeated is not None:
+            self._duplicate(repeated[: len(self.layout.keys)])
+        benches = self.codes["benchmark"].labels
+        if self.benchmark is not None and self.benchmark not in benches:
+            raise DataError(
+                f"{self.name}: no benchmark {self.benchmark!r}; it holds {', '.join(benches)}"
+            )
+        if self.rows == 0:
+            raise DataError(f"{self.name}: no rows")
+        models, questions = self.codes["model"].labels, self.codes["question"].labels
+        cut = (slice(0, len(models)), slice(0, len(questions)))
+        sums = {k: v[cut] for k, v in self.cells.sums.items()}
+        origin = self.codes["source"].labels
+        ds = from_arrays(
+            sums["correct"],
+            sums["count"].astype(np.int64),
+            sum_sq=sums["sum_sq"],
+            models=models,
+            questions=questions,
+            benchmark=self.benchmark or (benches[0] if benches else default_benchmark),
+            source=origin[0] if len(origin) == 1 else source,
+            counts_known=not self.fractional,
+        )
+        if "cluster" in self.layout.columns:
+            labels = np.array(self.codes["cluster"].labels, dtype=object)
+            ds = ds.assign_coords(cluster=("question", labels[self.cluster[: len(questions)]]))
+        return ds
+
+
+def aggregate(
+    sources: list,
+    layout: Layout,
+    *,
+    benchmark: str | None,
+    name: str,
+    default_benchmark: str,
+    progress: Progress,
+) -> xr.Dataset:
+    """Read every batch of ``sources`` (one layout) into one (model, question) dataset."""
+    agg = _Aggregator(layout, benchmark, sources, name)
+    text = {r for r in layout.columns if r in _ID_ROLES}
+    wanted = dict(layout.columns)
+    for k, source in enumerate(sources):
+        for offset, n, columns in source.batches(wanted, text):
+            agg.add(source, offset, n, columns)
+            fraction = (k + source.done / max(source.total, 1)) / len(sources)
+            progress.update(agg.rows, fraction)
+    progress.close(agg.rows)
+    return agg.dataset(default_benchmark, name)
