@@ -28,6 +28,7 @@ Examples
 """
 
 from .builders import fixed_hyper_model, joint_model, latent_model, marginal_model
+from .cluster import cluster_model
 from .diagnostics import (
     ESS_MIN,
     RHAT_MAX,
@@ -55,6 +56,7 @@ __all__ = [
     "ModelData",
     "Priors",
     "check_convergence",
+    "cluster_model",
     "diagnostics_table",
     "fit",
     "fixed_hyper_model",
