@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -31,8 +32,9 @@ PAIRS = [
     "se_prediction",
     "se_mean",
     "z",
-    "p_sign_test",
-    "p_mcnemar",
+    "p_value",
+    "p_adjusted",
+    "p_sign_questions",
     "correlation",
 ]
 ARENA = ["benchmark", "models", "questions", "p5_min", "p5_max", "p5_min_count", "p5_max_count"]
@@ -69,6 +71,40 @@ def test_pairs_columns_and_filter(capsys, crux):
     assert 0 < len(close) < 28 and (close["difference"].abs() <= 0.01).all()
     boot = _csv(capsys, "pairs", crux, "--bootstrap", "200", "--seed", "3")
     assert list(boot.columns) == [*PAIRS, "se_bootstrap"]
+
+
+def test_pairs_adjust_permutations_and_one_pair(capsys, crux):
+    from bayesnoise.compare import adjust_pvalues
+
+    full = _csv(capsys, "pairs", crux)
+    # Holm over all 28 pairs, also when --max-difference then keeps a few of them
+    close = _csv(capsys, "pairs", crux, "--max-difference", "0.01")
+    np.testing.assert_allclose(full["p_adjusted"], adjust_pvalues(full["p_value"], "holm"))
+    kept = full.set_index(["model_a", "model_b"]).loc[
+        list(zip(close.model_a, close.model_b, strict=True))
+    ]
+    np.testing.assert_array_equal(close["p_adjusted"], kept["p_adjusted"])
+    bh = _csv(capsys, "pairs", crux, "--adjust", "bh")
+    np.testing.assert_allclose(bh["p_adjusted"], adjust_pvalues(full["p_value"], "bh"))
+    none = _csv(capsys, "pairs", crux, "--adjust", "none")
+    assert "p_adjusted" not in none.columns
+    more = _csv(capsys, "pairs", crux, "--permutations", "99", "--one-sample-tests")
+    assert list(more.columns) == [
+        *PAIRS[:-1],
+        "p_permutation",
+        "p_sign_one_sample",
+        "p_mcnemar_one_sample",
+        PAIRS[-1],
+    ]
+    # the smallest attainable permutation p-value is 1 / (B + 1)
+    assert more["p_permutation"].between(1 / 100, 1).all()
+    one = _csv(capsys, "pairs", crux, "--pair", "mixtral-8x7b", "deepseek-base-6.7b")
+    row = full[(full.model_a == "deepseek-base-6.7b") & (full.model_b == "mixtral-8x7b")].iloc[0]
+    assert len(one) == 1 and one["difference"][0] == pytest.approx(-row["difference"], rel=1e-12)
+    # a single pre-specified pair is a family of one
+    assert one["p_adjusted"][0] == pytest.approx(row["p_value"], rel=1e-9)
+    assert main(["pairs", crux, "--pair", "mixtral-8x7b", "nobody"]) == 2
+    assert "'nobody', which is not in the file" in capsys.readouterr().err
 
 
 def test_arena_json_and_output_file(capsys, crux, tmp_path):
@@ -193,3 +229,67 @@ def test_bad_input_is_exit_2_but_bugs_are_not_hidden(monkeypatch, crux):
     monkeypatch.setattr(frequentist, "model_noise", broken)
     with pytest.raises(ValueError, match="internal bug"):
         main(["noise", crux])
+
+
+@pytest.mark.parametrize(
+    ("extra", "library"),
+    [
+        ((), lambda ds: __import__("bayesnoise").frequentist.passk_table(ds, 3)),
+        (("--pairs",), lambda ds: __import__("bayesnoise").frequentist.passk_pairs(ds, 3)),
+        (
+            ("--method", "conjugate"),
+            lambda ds: __import__("bayesnoise").conjugate.posterior_passk_table(
+                ds, 3, confidence_level=0.95, random_seed=0
+            ),
+        ),
+    ],
+)
+def test_passk_prints_the_library_table(capsys, crux, extra, library):
+    from bayesnoise import load
+
+    df = _csv(capsys, "passk", crux, "--k", "3", *extra)
+    expected = library(load(crux))
+    assert list(df.columns) == list(expected.columns)
+    for col in expected.columns:
+        if expected[col].dtype.kind == "f":
+            # the CSV prints 4 significant digits
+            np.testing.assert_allclose(df[col], expected[col], rtol=5e-4, atol=1e-12)
+        else:
+            assert df[col].astype(str).tolist() == expected[col].astype(str).tolist()
+
+
+def test_passk_k_larger_than_samples_is_an_error(capsys, crux):
+    assert main(["passk", crux, "--k", "11"]) == 2
+    err = capsys.readouterr().err
+    assert "k = 11 but only 10 samples" in err and "choose k <= 10" in err
+
+
+def test_cluster_col_adds_the_clustered_columns(capsys, tmp_path):
+    from bayesnoise import compare, frequentist, load
+
+    rng = np.random.default_rng(11)
+    n_clusters, size, k = 30, 4, 3
+    cluster_effect = np.repeat(rng.normal(0, 1, n_clusters), size)
+    rows = []
+    for m, shift in enumerate((0.0, 0.2, -0.1)):
+        u = 1 / (1 + np.exp(-(cluster_effect + rng.normal(0, 0.5, n_clusters * size) + shift)))
+        for q in range(n_clusters * size):
+            for s in range(k):
+                rows.append((f"m{m}", f"q{q}", s, int(rng.random() < u[q]), f"c{q // size}"))
+    path = tmp_path / "grouped.csv"
+    pd.DataFrame(rows, columns=["model", "example_id", "sample", "correct", "topic"]).to_csv(
+        path, index=False
+    )
+    ds = load(path, columns={"cluster": "topic"})
+    noise = _csv(capsys, "noise", str(path), "--cluster-col", "topic")
+    expected = frequentist.cluster_noise(ds, "cluster")
+    assert list(noise.columns[-4:]) == ["clusters", "se_clustered", "design_effect", "icc"]
+    np.testing.assert_allclose(noise["se_clustered"], expected["se_clustered"], rtol=5e-4)
+    expected = frequentist.cluster_pair_noise(ds, "cluster")
+    cut = str(np.median(np.abs(expected["difference"])))  # keeps 2 of the 3 pairs
+    pairs = _csv(capsys, "pairs", str(path), "--cluster-col", "topic", "--max-difference", cut)
+    adjusted = compare.adjust_pvalues(expected["p_value"], "holm")  # over all 3 pairs
+    merged = pairs.merge(expected.assign(adj=adjusted), on=["model_a", "model_b"])
+    assert len(merged) == len(pairs) == 2
+    np.testing.assert_allclose(merged["p_clustered"], merged["p_value_y"], rtol=5e-4)
+    np.testing.assert_allclose(merged["p_clustered_adjusted"], merged["adj"], rtol=5e-4)

@@ -79,6 +79,10 @@ def test_matches_paper_array_formulas(fractional):
     assert pair["se_mean"] == pytest.approx(np.sqrt(np.var(A.mean(1) - B.mean(1)) / 300), rel=1e-12)
 
 
+P_VALUES = ("p_value", "p_sign_questions", "p_sign_one_sample", "p_mcnemar_one_sample")
+PAIR_CHECKS = ("total", "data", "prediction", "se_mean", "correlation", *P_VALUES)
+
+
 def test_all_pairs_equal_a_loop_over_pairs():
     rng = np.random.default_rng(1)
     m, n = 12, 200
@@ -91,7 +95,7 @@ def test_all_pairs_equal_a_loop_over_pairs():
             if a == b:
                 continue
             sub = pair_noise(ds.isel(model=[a, b])).iloc[0]
-            for comp in ("total", "data", "prediction", "se_mean", "p_sign_test", "correlation"):
+            for comp in PAIR_CHECKS:
                 assert float(mat[comp][a, b]) == pytest.approx(sub[comp], rel=1e-9, abs=1e-15)
 
 
@@ -137,7 +141,7 @@ def test_properties(data):
     order = list(range(ds.sizes["question"]))
     rnd.shuffle(order)
     shuffled = pair_noise_dataset(ds.isel(question=order))
-    for comp in ("total", "data", "prediction", "var_mean", "p_sign_test"):
+    for comp in ("total", "data", "prediction", "var_mean", *P_VALUES):
         np.testing.assert_allclose(shuffled[comp].values, mat[comp].values, rtol=1e-9, atol=1e-14)
 
 
@@ -173,7 +177,7 @@ def test_z_sign_test_and_bootstrap_agree_on_large_n():
     # McNemar's chi-square is exactly that normal form squared.
     z_cc = (abs(wa - wb) - 1) / np.sqrt(wa + wb)
     assert sign.pvalue == pytest.approx(2 * stats.norm.sf(z_cc), rel=0.02)
-    assert paired_test(ds, "a", "b", method="mcnemar").pvalue == pytest.approx(
+    assert paired_test(ds, "a", "b", method="mcnemar_one_sample").pvalue == pytest.approx(
         2 * stats.norm.sf(z_cc), rel=1e-9
     )
     # bootstrap SE: relative MC error 1/sqrt(2 B) = 1.1% at B = 4000; 4 of those

@@ -32,22 +32,75 @@ def _noise(args: argparse.Namespace):
     df = frequentist.model_noise(
         ds, correction=not args.no_correction, confidence_level=args.confidence_level
     )
-    return df[frequentist.MODEL_COLUMNS + _present(df, "accuracy_low", "accuracy_high")]
+    df = df[frequentist.MODEL_COLUMNS + _present(df, "accuracy_low", "accuracy_high")]
+    if "cluster" not in ds.coords:
+        return df
+    # questions in groups (--cluster-col): cluster-robust SEs beside the iid ones
+    cl = frequentist.cluster_noise(ds, "cluster", confidence_level=args.confidence_level)
+    cl = cl.rename(columns={"accuracy_low": "clustered_low", "accuracy_high": "clustered_high"})
+    keep = ["model", "clusters", "se_clustered", "design_effect", "icc"]
+    keep += _present(cl, "clustered_low", "clustered_high")
+    return df.merge(cl[keep], on="model", how="left", validate="one_to_one")
+
+
+def _clustered_pairs(ds, df, args: argparse.Namespace):
+    """Cluster-robust columns for the pairs of ``df``; the adjusted p-value is taken over all
+    pairs, like ``p_adjusted``."""
+    from bayesnoise import compare, frequentist
+
+    cp = frequentist.cluster_pair_noise(ds, "cluster", on_missing=on_missing(args))
+    cp = cp.rename(
+        columns={
+            "design_effect": "design_effect_pair",
+            "z": "z_clustered",
+            "p_value": "p_clustered",
+        }
+    )
+    cp["p_clustered_adjusted"] = compare.adjust_pvalues(cp["p_clustered"], args.adjust)
+    keep = ["model_a", "model_b", "se_clustered", "design_effect_pair", "z_clustered"]
+    keep += ["p_clustered", "p_clustered_adjusted"]
+    return df.merge(cp[keep], on=["model_a", "model_b"], how="left", validate="one_to_one")
+
+
+def select_pair(ds, names: list[str]):
+    """The dataset restricted to the two models of ``--pair A B``, in that order."""
+    from bayesnoise.data import MODEL, attr
+
+    models = list(map(str, ds[MODEL].values))
+    for name in names:
+        if name not in models:
+            raise DataError(
+                f"{attr(ds, 'source')}: --pair names model {name!r}, which is not in the file; "
+                f"models are {', '.join(models)}"
+            )
+    if names[0] == names[1]:
+        raise DataError(f"--pair names the same model twice ({names[0]!r}); give two models")
+    return ds.sel({MODEL: names})
 
 
 def _pairs(args: argparse.Namespace):
     from bayesnoise import frequentist
 
+    ds = load_input(args)
+    if args.pair:  # one pre-specified question: a family of one, p_adjusted = p_value
+        ds = select_pair(ds, args.pair)
     df = frequentist.pair_noise(
-        load_input(args),
+        ds,
         on_missing=on_missing(args),
         max_difference=args.max_difference,
         n_boot=args.bootstrap,
         random_seed=args.seed,
         confidence_level=args.confidence_level,
+        adjust=args.adjust,
+        n_permutations=args.permutations,
     )
+    tests = _present(df, "p_permutation")
+    if args.one_sample_tests:
+        tests += frequentist.ONE_SAMPLE_COLUMNS
     extra = _present(df, "se_bootstrap", "difference_low", "difference_high")
-    return df[frequentist.PAIR_COLUMNS + extra]
+    columns = [c for c in frequentist.PAIR_COLUMNS if c in df.columns]
+    df = df[[*columns[:-1], *tests, columns[-1], *extra]]
+    return _clustered_pairs(ds, df, args) if "cluster" in ds.coords else df
 
 
 def _arena(args: argparse.Namespace):
@@ -124,14 +177,36 @@ def register(sub) -> None:
     )
     p.set_defaults(handler=_noise)
 
-    p = sub.add_parser("pairs", help="all model pairs: paired noise, z, sign test, McNemar")
+    p = sub.add_parser("pairs", help="all model pairs: paired noise, z, p-values")
     add_table_command(p, level_help=ADD_INTERVAL)
     add_paired(p)
     add_max_difference(p)
     p.add_argument(
+        "--pair", nargs=2, metavar=("A", "B"), help="only the pair A - B (no multiplicity)"
+    )
+    p.add_argument(
+        "--adjust",
+        choices=("holm", "bh", "bonferroni", "none"),
+        default="holm",
+        help="p_adjusted: adjust p_value over all pairs, before --max-difference (default holm: "
+        "family-wise error under any dependence; bh: false discovery rate)",
+    )
+    p.add_argument(
+        "--permutations",
+        type=int,
+        default=0,
+        metavar="B",
+        help="add p_permutation, a sign-flip test on the per-question differences (B flips)",
+    )
+    p.add_argument(
+        "--one-sample-tests",
+        action="store_true",
+        help="add Eval-Arena's one-sample-level p_sign_one_sample and p_mcnemar_one_sample",
+    )
+    p.add_argument(
         "--bootstrap", type=int, default=0, metavar="B", help="add a paired bootstrap SE"
     )
-    add_seed(p, "bootstrap")
+    add_seed(p, "bootstrap, permutations")
     p.set_defaults(handler=_pairs)
 
     p = sub.add_parser("arena", help="Eval-Arena summary: smallest significant gap")

@@ -1,10 +1,27 @@
 """Decisions from the estimators: both answers side by side, and multiplicity control.
 
 - :mod:`.side_by_side`: frequentist and Bayesian intervals for each model or pair in one table;
-- :mod:`.multiplicity`: adjusted p-values for many pairs at once (Holm, Benjamini-Hochberg).
+- :mod:`.multiplicity`: adjusted p-values for many pairs at once (Holm, Benjamini-Hochberg);
+- :mod:`.simultaneous`: simultaneous intervals for all pair differences (max-|T|, Bonferroni);
+- :mod:`.ranks`: P(best), expected rank, rank intervals and the group tied with the top.
 """
 
 from .multiplicity import ADJUST_METHODS, adjust_pvalues
+from .ranks import RANK_COLUMNS, RANK_METHODS, bootstrap_means, rank_summary, rank_table
 from .side_by_side import compare_models, compare_pairs
+from .simultaneous import SIMULTANEOUS_METHODS, max_abs_t_draws, simultaneous_intervals
 
-__all__ = ["ADJUST_METHODS", "adjust_pvalues", "compare_models", "compare_pairs"]
+__all__ = [
+    "ADJUST_METHODS",
+    "RANK_COLUMNS",
+    "RANK_METHODS",
+    "SIMULTANEOUS_METHODS",
+    "adjust_pvalues",
+    "bootstrap_means",
+    "compare_models",
+    "compare_pairs",
+    "max_abs_t_draws",
+    "rank_summary",
+    "rank_table",
+    "simultaneous_intervals",
+]

@@ -11,7 +11,9 @@ from bayesnoise.data import complete
 __all__ = ["compare_models", "compare_pairs"]
 
 
-def compare_models(ds, *, confidence_level: float = 0.95, random_seed: int = 0) -> pd.DataFrame:
+def compare_models(
+    ds, *, confidence_level: float = 0.95, random_seed: int = 0, progress: bool = True
+) -> pd.DataFrame:
     """Frequentist and Bayesian intervals for each model's accuracy, side by side.
 
     Two questions, kept apart by name:
@@ -22,8 +24,8 @@ def compare_models(ds, *, confidence_level: float = 0.95, random_seed: int = 0) 
       :func:`bayesnoise.frequentist.here_accuracy_interval`); Bayesian: the posterior of
       ubar = mean_i u_i.
     * *the population of questions* (``population_*``): the accuracy on new questions like these.
-      Frequentist: a Wilson interval at the effective number of questions N acc (1 - acc) /
-      var_i(p_i) (data + prediction noise; :func:`bayesnoise.frequentist.accuracy_interval`);
+      Frequentist: a score interval from var_i(p_i) (data + prediction noise;
+      :func:`bayesnoise.frequentist.accuracy_interval`);
       Bayesian: the posterior of mu.
 
     Parameters
@@ -33,6 +35,8 @@ def compare_models(ds, *, confidence_level: float = 0.95, random_seed: int = 0) 
     confidence_level : float, default 0.95
     random_seed : int, default 0
         Seed of the Monte Carlo parts of the Bayesian intervals.
+    progress : bool, default True
+        Show the Bayesian fit's progress on standard error when it takes more than a second.
 
     Returns
     -------
@@ -60,7 +64,7 @@ def compare_models(ds, *, confidence_level: float = 0.95, random_seed: int = 0) 
 
     freq = frequentist.model_noise(ds, confidence_level=confidence_level)
     bayes = conjugate.posterior_table(
-        ds, confidence_level=confidence_level, random_seed=random_seed
+        ds, confidence_level=confidence_level, random_seed=random_seed, progress=progress
     )
     bayes = bayes.set_index("model").loc[freq["model"]].reset_index()
     return pd.DataFrame(
@@ -118,8 +122,8 @@ def compare_pairs(
     pandas.DataFrame
         ``model_a, model_b, difference, here_freq_low, here_freq_high, here_bayes_low,
         here_bayes_high, p_a_better, population_freq_low, population_freq_high,
-        population_bayes_low, population_bayes_high, p_a_better_population, z, p_normal,
-        p_sign_test``: ``p_a_better`` is P(a > b) on these questions, beside their interval;
+        population_bayes_low, population_bayes_high, p_a_better_population, z, p_value,
+        p_sign_questions``: ``p_a_better`` is P(a > b) on these questions, beside their interval;
         ``p_a_better_population`` is P(a > b) on the population, beside that interval.
 
     Examples
@@ -137,7 +141,7 @@ def compare_pairs(
 
     ds = complete(ds, on_missing=on_missing)
     mat = frequentist.pair_noise_dataset(ds)
-    cols = ["difference", "se_mean", "z", "p_normal", "p_sign_test"]
+    cols = ["difference", "se_mean", "z", "p_value", "p_sign_questions"]
     pairs = pair_table(mat["model"].values, {c: mat[c].values for c in cols})
     bayes = conjugate.posterior_pairs_table(
         ds, confidence_level=confidence_level, random_seed=random_seed
@@ -163,8 +167,8 @@ def compare_pairs(
             "population_bayes_high": bayes["population_high"].to_numpy(),
             "p_a_better_population": bayes["p_a_better_population"].to_numpy(),
             "z": pairs["z"],
-            "p_normal": pairs["p_normal"],
-            "p_sign_test": pairs["p_sign_test"],
+            "p_value": pairs["p_value"],
+            "p_sign_questions": pairs["p_sign_questions"],
         }
     )
     if max_difference is not None:

@@ -2,6 +2,19 @@
 wrappers in ``noise``."""
 
 from bayesnoise.frequentist.arena import ARENA_COLUMNS, arena_summary
+from bayesnoise.frequentist.cluster import (
+    CLUSTER_COLUMNS,
+    CLUSTER_PAIR_COLUMNS,
+    cluster_codes,
+    cluster_noise,
+    cluster_pair_noise,
+    clustered_moments,
+)
+from bayesnoise.frequentist.cluster_power import (
+    cluster_minimum_detectable_difference,
+    clustered_components,
+    required_clusters,
+)
 from bayesnoise.frequentist.columns import model_intervals, pair_intervals
 from bayesnoise.frequentist.intervals import (
     accuracy_interval,
@@ -12,15 +25,26 @@ from bayesnoise.frequentist.intervals import (
 )
 from bayesnoise.frequentist.noise import (
     MODEL_COLUMNS,
+    ONE_SAMPLE_COLUMNS,
     PAIR_COLUMNS,
     model_noise,
     pair_noise,
     pair_noise_dataset,
 )
 from bayesnoise.frequentist.paired import PairedTestResult, paired_test
+from bayesnoise.frequentist.passk import (
+    PASSK_COLUMNS,
+    PASSK_PAIR_COLUMNS,
+    pass_at_k,
+    passk_pairs,
+    passk_table,
+)
 from bayesnoise.frequentist.power import (
+    NEEDED_COLUMNS,
+    POWER_COLUMNS,
     meta_z,
     minimum_detectable_difference,
+    power_table,
     required_questions,
     required_samples,
     unpaired_components,
@@ -28,11 +52,24 @@ from bayesnoise.frequentist.power import (
 
 __all__ = [
     "ARENA_COLUMNS",
+    "CLUSTER_COLUMNS",
+    "CLUSTER_PAIR_COLUMNS",
     "MODEL_COLUMNS",
+    "NEEDED_COLUMNS",
+    "ONE_SAMPLE_COLUMNS",
     "PAIR_COLUMNS",
+    "PASSK_COLUMNS",
+    "PASSK_PAIR_COLUMNS",
+    "POWER_COLUMNS",
     "PairedTestResult",
     "accuracy_interval",
     "arena_summary",
+    "cluster_codes",
+    "cluster_minimum_detectable_difference",
+    "cluster_noise",
+    "cluster_pair_noise",
+    "clustered_components",
+    "clustered_moments",
     "difference_interval",
     "here_accuracy_interval",
     "here_difference_interval",
@@ -44,7 +81,12 @@ __all__ = [
     "pair_noise",
     "pair_noise_dataset",
     "paired_test",
+    "pass_at_k",
+    "passk_pairs",
+    "passk_table",
+    "power_table",
     "proportion_interval",
+    "required_clusters",
     "required_questions",
     "required_samples",
     "unpaired_components",

@@ -13,7 +13,9 @@ from scipy import special
 
 
 def cell_means(correct, count) -> np.ndarray:
-    """Per-cell mean score ``p = correct / count`` (NaN where ``count == 0``)."""
+    """Per-cell mean score ``p = correct / count`` (NaN where ``count == 0``); lazy for Dask."""
+    if _lazy(correct, count):
+        return correct / np.where(count > 0, count, np.nan)
     count = np.asarray(count)
     if np.all(count > 0):
         return np.asarray(correct, dtype=float) / count
@@ -35,6 +37,8 @@ def cell_moments(correct, count, sum_sq=None) -> tuple[np.ndarray, np.ndarray]:
     (0.75, 0.1875)
     """
     p = cell_means(correct, count)
+    if _lazy(correct, count):
+        return p, np.maximum(sum_sq / np.where(count > 0, count, np.nan) - p * p, 0.0)
     # E[A^2] - E[A]^2 per cell; clamp the float rounding (exactly 0 for 0/1 data in maths).
     w = p * p
     second = p if sum_sq is None else np.asarray(sum_sq, dtype=float) / np.asarray(count)
@@ -43,38 +47,70 @@ def cell_moments(correct, count, sum_sq=None) -> tuple[np.ndarray, np.ndarray]:
     return p, w
 
 
-def _row_mean(x: np.ndarray, complete: bool) -> np.ndarray:
-    return x.mean(axis=-1) if complete else np.nanmean(x, axis=-1)
+def _lazy(*arrays) -> bool:
+    """True when an input is a chunked (Dask) array: the sums are then computed blockwise."""
+    return any(type(x).__module__.startswith("dask") for x in arrays if x is not None)
 
 
-def correction_terms(w, k: np.ndarray, mean_w: np.ndarray | None = None, p=None) -> np.ndarray:
-    """Small-K correction b = mean_i(w_i / (K_i - 1)) per model (NaN when any answered K_i < 2).
+def row_sums(p, w, k) -> dict:
+    """Per-model sums over the answered questions: all that :func:`model_components` needs.
 
-    E[w_i / (K_i - 1)] = Var_e(A_i) / K_i, the prediction noise left in the K-sample mean p_i, so
-    var_i(p_i) - b estimates the data variance without the 1/(K-1) bias (paper eq. 22-23).
-    With the row means ``mean_w`` given, models with one K for all questions take the shortcut
-    b = mean_w / (K - 1). ``w=None`` (0/1 scores) needs ``p``.
+    Works on numpy arrays and, lazily, on Dask arrays (one blockwise pass; nothing (M, N) is
+    gathered). Keys: ``n`` (answered), ``s1`` (sum p), ``s2`` (sum p^2), ``sw`` (sum w),
+    ``sk`` (sum K), ``sinvk`` (sum 1/K), ``sb`` (sum w / (K - 1), NaN-free: cells with K < 2
+    count 0), ``kmin``, ``kmax`` and ``scale`` (max |p|).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sums = row_sums(np.array([[1.0, 0.5]]), None, np.array([[2, 2]]))
+    >>> float(sums["s2"][0]), float(sums["sw"][0])
+    (1.25, 0.25)
     """
     answered = k > 0
-    complete = bool(answered.all())
-    k_min = (
-        k.min(axis=-1) if complete else np.where(answered, k, np.iinfo(np.int64).max).min(axis=-1)
-    )
-    k_max = k.max(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if mean_w is not None and np.all(k_min == k_max):
-            b = mean_w / (k_max - 1.0)
-        else:
-            w = p * (1.0 - p) if w is None else w
-            b = _row_mean(w / (k - 1.0), complete)  # NaN cells (k = 0) are skipped
-    return np.where(k_min >= 2, b, np.nan)
+    pz = np.where(answered, p, 0.0)
+    wz = pz * (1.0 - pz) if w is None else np.where(answered, w, 0.0)
+    kf = np.where(answered, k, 1).astype(float)
+    big = np.iinfo(np.int64).max
+    return {
+        "n": answered.sum(axis=-1),
+        "s1": pz.sum(axis=-1),
+        "s2": (pz * pz).sum(axis=-1),
+        "sw": wz.sum(axis=-1),
+        "sk": np.where(answered, k, 0).sum(axis=-1),
+        "sinvk": np.where(answered, 1.0 / kf, 0.0).sum(axis=-1),
+        "sb": np.where(kf >= 2, wz / np.maximum(kf - 1.0, 1.0), 0.0).sum(axis=-1),
+        "kmin": np.where(answered, k, big).min(axis=-1),
+        "kmax": k.max(axis=-1),
+        "scale": np.abs(pz).max(axis=-1),
+    }
 
 
-def model_components(p, w, k, *, correction: bool = True, mean_sq=None) -> dict[str, np.ndarray]:
+def _merge(a: dict, b: dict) -> dict:
+    """Combine :func:`row_sums` of two blocks of questions."""
+    out = {key: a[key] + b[key] for key in a}
+    out["kmin"] = np.minimum(a["kmin"], b["kmin"])
+    for key in ("kmax", "scale"):
+        out[key] = np.maximum(a[key], b[key])
+    return out
+
+
+def blocked_row_sums(p, w, k, block: int | None = None) -> dict:
+    """:func:`row_sums` of numpy arrays, block by block of questions (bounded temporaries)."""
+    step = block or _BLOCK * 4
+    out = None
+    for j0 in range(0, p.shape[-1], step):
+        sl = slice(j0, j0 + step)
+        part = row_sums(p[:, sl], None if w is None else w[:, sl], k[:, sl])
+        out = part if out is None else _merge(out, part)
+    return out
+
+
+def model_components(p, w, k, *, correction: bool = True, sums=None) -> dict[str, np.ndarray]:
     """Per-model variance components over the questions each model answered.
 
-    ``mean_sq`` (row means of p**2, complete data only) lets a caller that already has them
-    (the all-pairs Gram diagonal) skip a pass: var_i(p_i) = mean_sq - accuracy**2.
+    ``sums`` (:func:`row_sums`, e.g. computed blockwise or sharing the all-pairs Gram
+    diagonal) replaces ``p, w, k``.
 
     Returns a dict of (M,) arrays: ``questions`` (N_m), ``accuracy``, ``total``, ``data``,
     ``prediction``, ``var_mean`` (variance of the K-averaged per-question score, so that
@@ -86,62 +122,77 @@ def model_components(p, w, k, *, correction: bool = True, mean_sq=None) -> dict[
     ``data`` and ``prediction`` are NaN where any K_i < 2 (the split is not identifiable);
     ``total`` is always defined. ``data + prediction == total`` up to rounding.
     """
-    p, k = np.atleast_2d(p), np.atleast_2d(k)
-    w = None if w is None else np.atleast_2d(w)
-    answered = k > 0
-    complete = bool(answered.all())
-    n = answered.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        accuracy = _row_mean(p, complete)
-        if mean_sq is not None and complete:
-            var_mean = np.maximum(mean_sq - accuracy * accuracy, 0.0)
-            # for 0/1 scores mean_i p_i (1 - p_i) = mean_i p_i - mean_i p_i^2
-            mean_w = np.maximum(accuracy - mean_sq, 0.0) if w is None else _row_mean(w, complete)
+    if sums is None:
+        p, k = np.atleast_2d(p), np.atleast_2d(k)
+        w = None if w is None else np.atleast_2d(w)
+        if _lazy(p, w, k):
+            from bayesnoise.frequentist.chunked import compute
+
+            sums = compute(row_sums(p, w, k))
         else:
-            centred = p - accuracy[:, None]
-            var_mean = _row_mean(centred * centred, complete)
-            mean_w = _row_mean(p * (1.0 - p) if w is None else w, complete)
-        mean_k = np.where(answered, k, 0).sum(axis=-1) / np.where(n > 0, n, np.nan)
-        harmonic_k = n / np.where(answered, 1.0 / np.where(answered, k, 1), 0.0).sum(axis=-1)
-        scale = np.nanmax(np.abs(np.where(answered, p, np.nan)), axis=-1, initial=0.0)
+            sums = blocked_row_sums(p, w, k)
+    n = sums["n"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        nn = np.where(n > 0, n, np.nan)
+        accuracy = sums["s1"] / nn
+        # var_i(p_i) = mean p^2 - accuracy^2 (0 up to rounding when every p_i is equal)
+        var_mean = np.maximum(sums["s2"] / nn - accuracy * accuracy, 0.0)
+        mean_w = np.maximum(sums["sw"] / nn, 0.0)
+        mean_k = sums["sk"] / nn
+        harmonic_k = n / sums["sinvk"]
+        kmin, kmax = sums["kmin"], sums["kmax"]
+        # mean_i w_i / (K_i - 1): E = Var_e(A_i) / K_i, the prediction noise left in p_i
+        var_here = np.where(kmin == kmax, mean_w / (kmax - 1.0), sums["sb"] / nn)
+    splittable = kmin >= 2
+    var_here = np.where(splittable, var_here, np.nan)
     total = var_mean + mean_w
-    splittable = np.where(answered, k, 2).min(axis=-1) >= 2
-    var_here = correction_terms(w, k, mean_w, p)  # mean_i w_i / (K_i - 1); NaN if a K_i < 2
     b = var_here if correction else np.zeros_like(total)
-    data = np.where(splittable, var_mean - b, np.nan)
-    prediction = np.where(splittable, mean_w + b, np.nan)
     return {
         "questions": n,
         "accuracy": accuracy,
         "total": total,
-        "data": data,
-        "prediction": prediction,
+        "data": np.where(splittable, var_mean - b, np.nan),
+        "prediction": np.where(splittable, mean_w + b, np.nan),
         "var_mean": var_mean,
         "mean_w": mean_w,
         "b": b,
         "mean_k": mean_k,
         "harmonic_k": harmonic_k,
         "var_here": var_here,
-        "scale": scale,
+        "scale": np.asarray(sums["scale"], dtype=float),
     }
 
 
-def pair_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarray]:
+def pair_components(p, w, k, *, correction: bool = True, progress: bool = True) -> dict:
     """All-pairs paired components from one M x M Gram matrix of the per-question means.
 
     ``p, w, k`` must be complete (every model answered every question). Returns M x M arrays
     ``difference`` (row minus column), ``total``, ``data``, ``prediction``, ``var_mean``
     (var_i(p_A - p_B)), ``correlation``, ``wins`` (expected wins sum_i p_a (1 - p_b)), and the
-    (M,) per-model dict under ``"model"``. Cost: one symmetric (M, N) x (N, M) product.
+    (M,) per-model dict under ``"model"``. Cost: one symmetric (M, N) x (N, M) product
+    in blocks of questions (blockwise for Dask arrays); ``progress`` shows the blocks on
+    standard error once the product has run for a second.
     """
     p, k = np.atleast_2d(p), np.atleast_2d(k)
-    if np.any(k <= 0):
+    if bool(np.any(k <= 0)):
         raise ValueError(
             "pair_components needs complete data (every model answered every question)"
         )
     n = p.shape[-1]
-    gram = _gram(p)
-    single = model_components(p, w, k, correction=correction, mean_sq=np.diag(gram) / n)
+    w = None if w is None else np.atleast_2d(w)
+    if _lazy(p, w, k):
+        from bayesnoise.frequentist.chunked import compute
+
+        gram, sums = compute((p @ p.T, row_sums(p, w, k)))
+    else:
+        from bayesnoise._progress import Progress
+
+        bar = Progress("bayesnoise pairs", enabled=progress)
+        sums = blocked_row_sums(p, w, k)
+        gram = _gram(p, progress=bar)
+        bar.close()
+    sums["s2"] = np.diag(gram).copy()  # the same sums of squares as the Gram diagonal
+    single = model_components(None, None, None, correction=correction, sums=sums)
     acc = single["accuracy"]
     cov = gram / n - np.outer(acc, acc)
     var = single["var_mean"]
@@ -171,10 +222,29 @@ def pair_components(p, w, k, *, correction: bool = True) -> dict[str, np.ndarray
     }
 
 
-def _gram(p: np.ndarray) -> np.ndarray:
-    """p @ p.T (numpy hands ``a @ a.T`` to BLAS syrk, which computes one triangle)."""
-    p = np.ascontiguousarray(p, dtype=np.float64)
-    return p @ p.T
+_BLOCK = 4096  # questions per block of the Gram matrix
+
+
+def _gram(p: np.ndarray, progress=None) -> np.ndarray:
+    """p @ p.T in blocks of questions (BLAS syrk per block, one triangle).
+
+    0/1 scores are multiplied in float32: every partial sum is a whole number below 2^24, so
+    the result is exact and takes half the memory and time; other scores stay float64.
+    """
+    p = np.asarray(p)
+    n_models, n = p.shape
+    binary = n <= 2**24 and bool(np.all((p == 0) | (p == 1)))
+    dtype = np.float32 if binary else np.float64
+    if n <= _BLOCK and not binary:
+        p = np.ascontiguousarray(p, dtype=np.float64)
+        return p @ p.T
+    gram = np.zeros((n_models, n_models))
+    for j, j0 in enumerate(range(0, n, _BLOCK)):
+        if progress is not None:
+            progress.step("Gram matrix", j, -(-n // _BLOCK))
+        blk = np.ascontiguousarray(p[:, j0 : j0 + _BLOCK], dtype=dtype)
+        gram += blk @ blk.T
+    return gram
 
 
 def expected_wins(p) -> np.ndarray:

@@ -1,10 +1,17 @@
-"""Interval columns of the per-model and per-pair tables, from their variance components."""
+"""Interval and question-level p-value columns of the per-model and per-pair tables.
+
+The intervals come from the variance components. The p-values here test the comparison the user
+made, the K-averaged per-question differences d_i = p_a,i - p_b,i: an exact sign test on the
+signs of d_i and a sign-flip permutation test on their sum, for all pairs at once.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import xarray as xr
+from scipy import special
 
+from bayesnoise.frequentist import _core
 from bayesnoise.frequentist.intervals import (
     accuracy_interval,
     difference_interval,
@@ -112,3 +119,154 @@ def pair_intervals(mat: xr.Dataset, ia, ib, *, confidence_level: float, method: 
         "here_low": here_low,
         "here_high": here_high,
     }
+
+
+def question_sign_counts(p) -> np.ndarray:
+    """M x M counts of questions on which model a's averaged score beats model b's.
+
+    Entry (a, b) is #{i : p_a,i - p_b,i > tol}, tol = 1e-12 times the largest |p| (so that equal
+    averages reached by different float sums count as ties). Ties are in neither (a, b) nor (b, a).
+
+    Parameters
+    ----------
+    p : array_like, shape (M, N)
+        Per-question mean scores (complete: no NaN).
+
+    Returns
+    -------
+    numpy.ndarray, shape (M, M)
+        Whole-number counts (float), zero diagonal.
+
+    Examples
+    --------
+    >>> question_sign_counts(np.array([[1.0, 0.5, 0.2], [0.0, 0.5, 0.4]])).tolist()
+    [[0.0, 1.0], [1.0, 0.0]]
+    """
+    p = np.atleast_2d(np.asarray(p, dtype=float))
+    m = p.shape[0]
+    tol = 1e-12 * float(np.max(np.abs(p), initial=0.0))
+    # Scores reached by averaging K samples take few distinct values: snap values within tol of
+    # each other to one level, then count[a, b] = sum_v (p_a == v) . (p_b < v), one matrix
+    # product per level (float32 is exact: every partial sum is a whole number < 2^24 per block).
+    levels = np.unique(p)
+    keep = np.r_[True, np.diff(levels) > tol]
+    levels = levels[keep]
+    if levels.size <= _MAX_LEVELS:
+        code = np.searchsorted(levels, p + tol, side="right") - 1  # level index of each score
+        out = np.zeros((m, m))
+        for start in range(0, p.shape[1], _BLOCK):
+            block = code[:, start : start + _BLOCK]
+            for v in range(1, levels.size):
+                equal = (block == v).astype(np.float32)
+                below = (block < v).astype(np.float32)
+                out += (equal @ below.T).astype(np.float64)
+        np.fill_diagonal(out, 0.0)
+        return out
+    out = np.zeros((m, m))
+    for a in range(m - 1):  # continuous scores: one (M - a - 1, N) comparison per row
+        d = p[a] - p[a + 1 :]
+        out[a, a + 1 :] = (d > tol).sum(axis=-1)
+        out[a + 1 :, a] = (d < -tol).sum(axis=-1)
+    return out
+
+
+_MAX_LEVELS = 64  # above this many distinct scores, compare pairwise
+_BLOCK = 1 << 20  # questions per block: float32 counts stay exact below 2^24
+
+
+def sign_flip_pvalues(p, *, n_permutations: int, rng: np.random.Generator) -> np.ndarray:
+    """All-pairs sign-flip permutation p-values for the sum of the paired differences.
+
+    Under the null that each d_i = p_a,i - p_b,i is symmetric about 0, flipping signs leaves
+    the distribution of T = sum_i d_i unchanged. The same ``n_permutations`` random sign vectors
+    s serve every pair: T* = s . p_a - s . p_b, so all models' flipped sums are one matrix product.
+    Two-sided p = (1 + #{|T*| >= |T|}) / (1 + B), a valid p-value for any B; its Monte Carlo
+    standard error is about sqrt(p (1 - p) / B).
+
+    Parameters
+    ----------
+    p : array_like, shape (M, N)
+        Per-question mean scores (complete: no NaN).
+    n_permutations : int
+        Number B of random sign vectors (>= 1).
+    rng : numpy.random.Generator
+        Source of the sign vectors (results depend on it only).
+
+    Returns
+    -------
+    numpy.ndarray, shape (M, M)
+        Symmetric p-values, 1 on the diagonal.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> p = np.stack([np.ones(12), np.zeros(12)])
+    >>> bool(sign_flip_pvalues(p, n_permutations=999, rng=rng)[0, 1] < 0.01)  # exact: 2 / 2**12
+    True
+    """
+    if n_permutations < 1:
+        raise ValueError(f"n_permutations must be >= 1, got {n_permutations}")
+    p = np.atleast_2d(np.asarray(p, dtype=float))
+    m, n = p.shape
+    chunk = max(1, 2**21 // max(n, 1))  # sign vectors drawn in blocks of <= 16 MB
+    flipped = np.empty((n_permutations, m))
+    for start in range(0, n_permutations, chunk):
+        rows = min(chunk, n_permutations - start)
+        signs = 2.0 * rng.integers(0, 2, size=(rows, n)) - 1.0
+        flipped[start : start + rows] = signs @ p.T
+    observed = p.sum(axis=-1)
+    # |T*| >= |T| up to the rounding of sums of N terms (T lives on a grid far coarser than this)
+    tol = 1e-10 * n * max(1.0, float(np.max(np.abs(p), initial=0.0)))
+    out = np.ones((m, m))
+    for a in range(m - 1):
+        t_star = np.abs(flipped[:, [a]] - flipped[:, a + 1 :])
+        t_obs = np.abs(observed[a] - observed[a + 1 :])
+        hits = (t_star >= t_obs - tol).sum(axis=0)
+        out[a, a + 1 :] = out[a + 1 :, a] = (1.0 + hits) / (1.0 + n_permutations)
+    return out
+
+
+def pair_pvalues(p, z, wins, *, n_permutations: int = 0, rng=None) -> dict[str, np.ndarray]:
+    """All-pairs p-value matrices of a pair table.
+
+    Parameters
+    ----------
+    p : numpy.ndarray, shape (M, N)
+        Per-question mean scores (complete).
+    z : numpy.ndarray, shape (M, M)
+        difference / se_mean (NaN where that variance is zero up to rounding).
+    wins : numpy.ndarray, shape (M, M)
+        Expected one-sample win counts sum_i p_a,i (1 - p_b,i).
+    n_permutations : int, default 0
+        Add ``p_permutation`` (:func:`sign_flip_pvalues`) when > 0, drawing from ``rng``.
+    rng : numpy.random.Generator, optional
+
+    Returns
+    -------
+    dict of numpy.ndarray
+        ``p_value`` (two-sided normal p of z), ``questions_a_above``
+        (:func:`question_sign_counts`), ``p_sign_questions`` (exact sign test on them, ties
+        dropped), ``p_sign_one_sample`` and ``p_mcnemar_one_sample`` (Eval-Arena's tests on the
+        expected win counts), and ``p_permutation``.
+
+    Examples
+    --------
+    >>> p = np.array([[1.0, 1.0, 1.0, 0.5], [0.0, 0.0, 0.5, 0.5]])
+    >>> out = pair_pvalues(p, np.array([[np.nan, 3.0], [-3.0, np.nan]]), p.sum(1) - p @ p.T)
+    >>> float(out["p_sign_questions"][0, 1])  # three questions won, one tie: 2 / 2**3
+    0.25
+    """
+    above = question_sign_counts(p)
+    iu = np.triu_indices(wins.shape[0], k=1)
+    mcnemar = np.ones_like(wins)
+    mcnemar[iu] = mcnemar.T[iu] = _core.mcnemar_pvalue(wins[iu], wins.T[iu])  # symmetric
+    out = {
+        "p_value": special.erfc(np.abs(z) / np.sqrt(2.0)),
+        "questions_a_above": above,
+        "p_sign_questions": _core.sign_test_pvalue(above, above.T),
+        "p_sign_one_sample": _core.sign_test_pvalue(wins, wins.T),
+        "p_mcnemar_one_sample": mcnemar,
+    }
+    if n_permutations > 0:
+        out["p_permutation"] = sign_flip_pvalues(p, n_permutations=n_permutations, rng=rng)
+    return out

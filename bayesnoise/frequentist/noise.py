@@ -7,21 +7,20 @@ import warnings
 import numpy as np
 import pandas as pd
 import xarray as xr
-from scipy import special
 
 from bayesnoise._common import pair_table, triu_pairs
 from bayesnoise.data import MODEL, DataError, attr, complete
 from bayesnoise.frequentist import _core, _score
-from bayesnoise.frequentist.columns import model_intervals, pair_intervals
+from bayesnoise.frequentist.columns import model_intervals, pair_intervals, pair_pvalues
 
 MODEL_A, MODEL_B = "model_a", "model_b"
 
 
 def _arrays(ds: xr.Dataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if attr(ds, "binary"):  # w = p (1 - p): the estimators need only its row sums
-        return _core.cell_means(ds["correct"].values, ds["count"].values), None, ds["count"].values
-    p, w = _core.cell_moments(ds["correct"].values, ds["count"].values, ds["sum_sq"].values)
-    return p, w, ds["count"].values
+        return _core.cell_means(ds["correct"].data, ds["count"].data), None, ds["count"].data
+    p, w = _core.cell_moments(ds["correct"].data, ds["count"].data, ds["sum_sq"].data)
+    return p, w, ds["count"].data
 
 
 # Below this many questions the normal approximation behind SE-based intervals and z is poor
@@ -142,17 +141,26 @@ def pair_noise_dataset(
     correction: bool = True,
     n_boot: int = 0,
     random_seed: int | None = 0,
+    n_permutations: int = 0,
 ) -> xr.Dataset:
     """All-pairs paired noise as M x M matrices with dims ``(model_a, model_b)``.
 
     Built from one M x M covariance of the per-question mean scores (no loop over pairs).
     Entry (a, b) describes ``a - b``. Variables: ``difference``, ``total``, ``data``,
     ``prediction``, ``var_mean``, ``se_total``, ``se_data``, ``se_prediction``, ``se_mean``, ``z``
-    (difference / se_mean), ``p_normal``, ``wins_a`` (expected number of questions a wins:
-    sum_i p_a (1 - p_b)), ``p_sign_test``, ``p_mcnemar``, ``correlation`` and, with ``n_boot > 0``,
-    ``se_bootstrap`` (paired bootstrap over questions, seeded by ``random_seed``). ``z`` is NaN,
-    with the reason in ``attrs["note"]``, where var_i(p_a - p_b) is zero up to rounding
-    (<= 1e-12 times the square of the largest |score| of the two models).
+    (difference / se_mean), ``correlation`` and the p-values:
+
+    * of the comparison measured, the K-averaged per-question differences d_i: ``p_value``
+      (two-sided normal p of z), ``p_sign_questions`` (exact sign test on the signs of d_i, ties
+      dropped; ``questions_a_above`` counts d_i > 0) and, with ``n_permutations > 0``,
+      ``p_permutation`` (sign-flip permutation test of sum_i d_i, seeded by ``random_seed``);
+    * Eval-Arena's one-sample-level tests on the expected win counts ``wins_a``
+      (sum_i p_a (1 - p_b)): ``p_sign_one_sample`` and ``p_mcnemar_one_sample``. At K > 1 they
+      test a one-sample-per-question comparison and are nearly powerless for the averaged one.
+
+    With ``n_boot > 0`` also ``se_bootstrap`` (paired bootstrap over questions, seeded by
+    ``random_seed``). ``z`` is NaN, with the reason in ``attrs["note"]``, where var_i(p_a - p_b)
+    is zero up to rounding (<= 1e-12 times the square of the largest |score| of the two models).
 
     Parameters
     ----------
@@ -165,7 +173,9 @@ def pair_noise_dataset(
     n_boot : int, default 0
         Paired bootstrap replicates (0: none).
     random_seed : int, optional
-        Seed of the bootstrap.
+        Seed of the bootstrap and of the permutations.
+    n_permutations : int, default 0
+        Random sign vectors of the permutation test (0: no ``p_permutation``).
 
     Returns
     -------
@@ -205,6 +215,8 @@ def pair_noise_dataset(
         z = np.where(flat, np.nan, comps["difference"] / se_mean)
     dims = (MODEL_A, MODEL_B)
     names = ds[MODEL].values.astype(str)
+    rng = np.random.default_rng(random_seed) if n_permutations > 0 else None
+    tests = pair_pvalues(p, z, wins, n_permutations=n_permutations, rng=rng)
     out = xr.Dataset(
         {
             "difference": (dims, comps["difference"]),
@@ -217,10 +229,8 @@ def pair_noise_dataset(
             "se_prediction": (dims, _core.se(comps["prediction"], n)),
             "se_mean": (dims, se_mean),
             "z": (dims, z),
-            "p_normal": (dims, special.erfc(np.abs(z) / np.sqrt(2.0))),
             "wins_a": (dims, wins),
-            "p_sign_test": (dims, _core.sign_test_pvalue(wins, wins.T)),
-            "p_mcnemar": (dims, _symmetric(_core.mcnemar_pvalue, wins)),
+            **{name: (dims, value) for name, value in tests.items()},
             "correlation": (dims, comps["correlation"]),
             "accuracy": (MODEL, comps["model"]["accuracy"]),
             "var_mean_model": (MODEL, comps["model"]["var_mean"]),
@@ -254,14 +264,8 @@ def pair_noise_dataset(
         var = np.diag(cov)
         out["se_bootstrap"] = (dims, np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0)))
         out.attrs["n_boot"] = int(n_boot)
-    return out
-
-
-def _symmetric(test, wins: np.ndarray) -> np.ndarray:
-    """A symmetric all-pairs test of the win matrix, computed on the upper triangle only."""
-    iu = np.triu_indices(wins.shape[0], k=1)
-    out = np.ones_like(wins)
-    out[iu] = out.T[iu] = test(wins[iu], wins.T[iu])
+    if n_permutations > 0:
+        out.attrs["n_permutations"] = int(n_permutations)
     return out
 
 
@@ -276,10 +280,14 @@ PAIR_COLUMNS = [
     "se_prediction",
     "se_mean",
     "z",
-    "p_sign_test",
-    "p_mcnemar",
+    "p_value",
+    "p_adjusted",
+    "p_sign_questions",
     "correlation",
 ]
+# Eval-Arena's tests at the level of one sample per question: same as the sign test on the d_i
+# (sign) or its chi-square approximation (McNemar) at K = 1, nearly powerless at K > 1.
+ONE_SAMPLE_COLUMNS = ["p_sign_one_sample", "p_mcnemar_one_sample"]
 
 
 def _pair_rows(mat: xr.Dataset, columns: list[str]) -> pd.DataFrame:
@@ -302,6 +310,8 @@ def pair_noise(
     n_boot: int = 0,
     random_seed: int | None = 0,
     confidence_level: float | None = None,
+    adjust: str = "holm",
+    n_permutations: int = 0,
 ) -> pd.DataFrame:
     """Tidy table of all unordered model pairs (a before b in the dataset's model order).
 
@@ -317,23 +327,35 @@ def pair_noise(
     n_boot : int, default 0
         Paired bootstrap replicates; adds a ``se_bootstrap`` column when > 0.
     random_seed : int, optional
-        Seed of the bootstrap.
+        Seed of the bootstrap and of the permutations.
     confidence_level : float, optional
         Add ``difference_low``, ``difference_high``, a score interval for the difference of the
         two models' accuracies on the population of questions (:func:`difference_interval`),
         and ``here_low``, ``here_high``, one for the difference of their expected accuracies on
         these questions (:func:`here_difference_interval`; NaN with K = 1).
+    adjust : {"holm", "bh", "bonferroni", "none"}, default "holm"
+        Multiplicity adjustment of ``p_value`` in ``p_adjusted``
+        (:func:`bayesnoise.compare.adjust_pvalues`), over *all* M (M - 1) / 2 pairs, before the
+        ``max_difference`` filter; ``"none"``: no ``p_adjusted`` column.
+    n_permutations : int, default 0
+        Add ``p_permutation``, a sign-flip permutation test on the d_i with this many seeded
+        random sign vectors.
 
     Returns
     -------
     pandas.DataFrame
         Columns ``model_a, model_b, accuracy_a, accuracy_b, difference, se_total, se_data,
-        se_prediction, se_mean, z, p_sign_test, p_mcnemar, correlation`` then the variances
-        ``total, data, prediction`` (and ``se_bootstrap``). ``se_total`` is the noise of a
-        one-sample-per-question run (what the paper tabulates); ``se_mean`` is the SE of the
-        difference actually observed, and ``z`` uses it. A negative estimated paired data
-        variance (possible once the small-K correction is subtracted) is kept, signed, in
-        ``data``; its ``se_data`` is 0 (variance components are truncated at zero).
+        se_prediction, se_mean, z, p_value, p_adjusted, p_sign_questions, correlation`` (with
+        ``p_permutation``) then ``p_sign_one_sample, p_mcnemar_one_sample`` and the variances
+        ``total, data, prediction`` (and ``se_bootstrap``). ``p_value``, ``p_sign_questions``
+        and ``p_permutation`` test the difference measured, of the K-averaged per-question
+        scores d_i; the ``*_one_sample`` p-values are Eval-Arena's tests of one sample per
+        question against another (see :func:`pair_noise_dataset`). ``attrs`` holds ``adjust``
+        and ``family_size`` (the number of p-values adjusted together). ``se_total`` is the
+        noise of a one-sample-per-question run (what the paper tabulates); ``se_mean`` is the SE
+        of the difference actually observed, and ``z`` uses it. A negative estimated paired data
+        variance (possible after the small-K correction) is kept, signed, in ``data``; its
+        ``se_data`` is 0 (variance components are truncated at zero).
 
     Examples
     --------
@@ -345,11 +367,25 @@ def pair_noise(
     >>> len(pair_noise(ds))
     3
     """
+    from bayesnoise.compare.multiplicity import adjust_pvalues  # (compare sits above frequentist)
+
     mat = pair_noise_dataset(
-        ds, on_missing=on_missing, correction=correction, n_boot=n_boot, random_seed=random_seed
+        ds,
+        on_missing=on_missing,
+        correction=correction,
+        n_boot=n_boot,
+        random_seed=random_seed,
+        n_permutations=n_permutations,
     )
-    extra = ["total", "data", "prediction"] + (["se_bootstrap"] if n_boot > 0 else [])
-    df = _pair_rows(mat, [*PAIR_COLUMNS[4:], *extra])
+    tests = ["p_permutation"] if n_permutations > 0 else []
+    extra = [*ONE_SAMPLE_COLUMNS, "total", "data", "prediction"]
+    extra += ["se_bootstrap"] if n_boot > 0 else []
+    names = [c for c in PAIR_COLUMNS[4:] if c != "p_adjusted"]
+    df = _pair_rows(mat, [*names[:-1], *tests, names[-1], *extra])
+    adjusted = adjust_pvalues(df["p_value"].to_numpy(), adjust)  # all pairs, before any filter
+    if adjust != "none":
+        df.insert(df.columns.get_loc("p_value") + 1, "p_adjusted", adjusted)
+    df.attrs.update(adjust=adjust, family_size=int(np.isfinite(df["p_value"]).sum()))
     if confidence_level is not None:
         ia, ib = triu_pairs(mat.sizes[MODEL])
         df = df.assign(**pair_intervals(mat, ia, ib, confidence_level=confidence_level))

@@ -15,7 +15,7 @@ from bayesnoise.frequentist import _core, _score
 from bayesnoise.frequentist.intervals import difference_interval
 from bayesnoise.frequentist.noise import pair_noise_dataset
 
-METHODS = ("z", "sign", "mcnemar", "bootstrap")
+METHODS = ("z", "sign", "permutation", "bootstrap", "sign_one_sample", "mcnemar_one_sample")
 
 
 @dataclass
@@ -25,9 +25,11 @@ class PairedTestResult:
     Attributes
     ----------
     statistic : float
-        z for ``method="z"`` and ``"bootstrap"``; the number of questions ``a`` wins for
-        ``"sign"``; the chi-square statistic for ``"mcnemar"``. NaN (with a warning) when the
-        variance behind a z is zero up to rounding.
+        z for ``method="z"`` and ``"bootstrap"``; the number of questions on which ``a``'s
+        averaged score is higher for ``"sign"``; sum_i d_i for ``"permutation"``; the (truncated)
+        expected one-sample win count of ``a`` for ``"sign_one_sample"``; the chi-square
+        statistic for ``"mcnemar_one_sample"``. NaN (with a warning) when the variance behind a
+        z is zero up to rounding.
     pvalue : float
         Two-sided.
     difference : float
@@ -100,6 +102,7 @@ def paired_test(
     on_missing: str = "raise",
     n_boot: int = 2000,
     random_seed: int | None = 0,
+    n_permutations: int = 9999,
 ) -> PairedTestResult:
     """Test whether two models differ on the same questions.
 
@@ -113,17 +116,25 @@ def paired_test(
         From :func:`bayesnoise.load`, holding both models.
     model_a, model_b : str
         Model names; the difference is ``a - b``.
-    method : {"z", "sign", "mcnemar", "bootstrap"}
-        ``z``: difference / se_mean with se_mean = sqrt(var_i(p_a - p_b) / N), normal p-value.
-        ``sign``: exact two-sided binomial test on the (expected) discordant counts.
-        ``mcnemar``: chi-square with continuity correction on the same counts.
+    method : {"z", "sign", "permutation", "bootstrap", "sign_one_sample", "mcnemar_one_sample"}
+        Tests of the difference measured, of the per-question averages d_i = p_a,i - p_b,i:
+        ``z``: difference / se_mean with se_mean = sqrt(var_i(p_a - p_b) / N), normal p-value;
+        ``sign``: exact two-sided sign test on the signs of the d_i (ties dropped);
+        ``permutation``: sign-flip permutation test of sum_i d_i (``n_permutations`` flips);
         ``bootstrap``: z with the paired bootstrap SE (``n_boot`` resamples of the questions).
+        Eval-Arena's tests at the level of one sample per question, on the expected win counts
+        sum_i p_a (1 - p_b): ``sign_one_sample`` (exact binomial) and ``mcnemar_one_sample``
+        (chi-square with continuity correction); at K = 1 with 0/1 scores ``sign_one_sample``
+        equals ``sign``, at K > 1 both are nearly powerless for the averaged difference.
     on_missing : {"raise", "intersect"}
         What to do when the two models do not cover the same questions.
     n_boot : int, default 2000
         Bootstrap resamples (``method="bootstrap"`` only).
     random_seed : int, optional
-        Seed of the bootstrap.
+        Seed of the bootstrap and of the permutations.
+    n_permutations : int, default 9999
+        Random sign vectors (``method="permutation"`` only); the p-value's Monte Carlo SE is
+        about sqrt(p (1 - p) / n_permutations).
 
     Returns
     -------
@@ -151,10 +162,11 @@ def paired_test(
     if model_a == model_b:
         raise ValueError("model_a and model_b are the same model")
     if method not in METHODS:
-        raise ValueError(f"method must be 'z', 'sign', 'mcnemar' or 'bootstrap', not {method!r}")
+        raise ValueError(f"method must be one of {', '.join(METHODS)}; not {method!r}")
     sub = complete(ds.sel({MODEL: [model_a, model_b]}), on_missing=on_missing)
     n_boot = n_boot if method == "bootstrap" else 0
-    mat = pair_noise_dataset(sub, n_boot=n_boot, random_seed=random_seed)
+    n_perm = n_permutations if method == "permutation" else 0
+    mat = pair_noise_dataset(sub, n_boot=n_boot, random_seed=random_seed, n_permutations=n_perm)
     cell = mat.isel(model_a=0, model_b=1)
     n = mat.attrs["questions"]
     keys = ("total", "data", "prediction", "se_total", "se_data", "se_prediction", "se_mean")
@@ -162,13 +174,18 @@ def paired_test(
     diff, se_mean = float(cell["difference"]), float(cell["se_mean"])
     wa, wb = float(mat["wins_a"][0, 1]), float(mat["wins_a"][1, 0])
     scale = float(mat["scale_model"].max())
+    se = se_mean
     if method == "z":
-        stat, pvalue, se = float(cell["z"]), float(cell["p_normal"]), se_mean
+        stat, pvalue = float(cell["z"]), float(cell["p_value"])
     elif method == "sign":
-        stat, pvalue, se = np.trunc(wa), float(cell["p_sign_test"]), se_mean
-    elif method == "mcnemar":
+        stat, pvalue = float(cell["questions_a_above"]), float(cell["p_sign_questions"])
+    elif method == "permutation":
+        stat, pvalue = diff * n, float(cell["p_permutation"])
+    elif method == "sign_one_sample":
+        stat, pvalue = np.trunc(wa), float(cell["p_sign_one_sample"])
+    elif method == "mcnemar_one_sample":
         stat = float(_core.mcnemar_statistic(wa, wb))
-        pvalue, se = float(cell["p_mcnemar"]), se_mean
+        pvalue = float(cell["p_mcnemar_one_sample"])
     else:
         se = float(cell["se_bootstrap"])
         stat = pvalue = np.nan

@@ -29,13 +29,13 @@ def unpaired_components(data_a, prediction_a, data_b, prediction_b) -> tuple[flo
 
     Parameters
     ----------
-    data_a, prediction_a, data_b, prediction_b : float
+    data_a, prediction_a, data_b, prediction_b : float or array_like
         Each model's own data and prediction variances, per question (score units squared, e.g.
         the ``data`` and ``prediction`` columns of :func:`model_noise`; not SEs).
 
     Returns
     -------
-    data, prediction : float
+    data, prediction : float (numpy.ndarray for array input)
         The per-question variance components of A - B, to pass to the power functions.
 
     Examples
@@ -43,7 +43,9 @@ def unpaired_components(data_a, prediction_a, data_b, prediction_b) -> tuple[flo
     >>> unpaired_components(0.25, 0.5, 0.25, 0.125)
     (0.5, 0.625)
     """
-    return float(data_a + data_b), float(prediction_a + prediction_b)
+    data = np.asarray(data_a, float) + np.asarray(data_b, float)
+    prediction = np.asarray(prediction_a, float) + np.asarray(prediction_b, float)
+    return (float(data), float(prediction)) if data.ndim == 0 else (data, prediction)
 
 
 def minimum_detectable_difference(
@@ -216,3 +218,128 @@ def meta_z(z, *, n=None, weights: str = "equal") -> float:
     if w.shape != z.shape:
         raise ValueError(f"{z.size} z-scores but {w.size} weights")
     return float(np.sum(w * z) / np.sqrt(np.sum(w**2)))
+
+
+POWER_COLUMNS = [
+    "model_a",
+    "model_b",
+    "difference",
+    "questions",
+    "samples_per_question",
+    "data",
+    "prediction",
+    "paired_min_difference",
+    "unpaired_min_difference",
+]
+NEEDED_COLUMNS = [
+    "paired_questions_needed",
+    "paired_samples_needed",
+    "unpaired_questions_needed",
+    "unpaired_samples_needed",
+]
+
+
+def power_table(ds, *, difference=None, n=None, k=None, alpha=0.05, power=0.8, on_missing="raise"):
+    """Power of every pair of a results file, paired and unpaired, from its measured noise.
+
+    Uses each pair's measured per-question variance components (``data``, ``prediction`` of
+    :func:`pair_noise`, negative data variances taken as 0) for the paired design, and the sums
+    of the two models' own components (:func:`unpaired_components`) for an unpaired design
+    (each model on its own questions). With one sample per question the split is not
+    identifiable: the total (data + prediction at K = 1) is used for K = 1, and other K (and
+    the samples needed) give NaN.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        From :func:`bayesnoise.load`, at least two models.
+    difference : float, optional
+        True difference to detect, as a fraction (0.02 = 2 points); adds the ``*_needed``
+        columns: questions N needed at K = ``k``, and samples per question K needed at
+        N = ``n``.
+    n : int, optional
+        Number of questions of the planned eval (default: the file's).
+    k : int, optional
+        Samples per question of the planned eval (default: the smaller of the two models'
+        mean samples per question in the file).
+    alpha, power : float
+        Two-sided level and power, in (0, 1).
+    on_missing : {"raise", "intersect"}
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model_a, model_b, difference`` (observed), ``questions``, ``samples_per_question``
+        (the planned N and K), ``data``, ``prediction`` (variances per question, score units
+        squared; not SEs), ``paired_min_difference``, ``unpaired_min_difference`` (smallest
+        difference detected with probability ``power``, as a fraction) and, with ``difference``,
+        ``paired_questions_needed``, ``paired_samples_needed``, ``unpaired_questions_needed``,
+        ``unpaired_samples_needed`` (``inf``: more samples cannot remove the data noise).
+
+    Examples
+    --------
+    >>> from bayesnoise.data import from_arrays
+    >>> rng = np.random.default_rng(0)
+    >>> u = rng.beta(1, 1, size=(1, 500)).repeat(2, axis=0)
+    >>> ds = from_arrays(rng.binomial(4, u), np.full((2, 500), 4), models=["a", "b"])
+    >>> row = power_table(ds, difference=0.03).iloc[0]
+    >>> bool(row.paired_min_difference < row.unpaired_min_difference)
+    True
+    """
+    import pandas as pd
+
+    from bayesnoise.frequentist.noise import model_noise, pair_noise
+
+    pairs = pair_noise(ds, on_missing=on_missing, adjust="none")
+    single = model_noise(ds).set_index("model")
+    a, b = single.loc[pairs["model_a"]], single.loc[pairs["model_b"]]
+    n_plan = np.full(len(pairs), float(pairs.attrs["questions"] if n is None else n))
+    k_file = np.minimum(a["samples_per_question"].to_numpy(), b["samples_per_question"].to_numpy())
+    k_plan = k_file if k is None else np.full(len(pairs), float(k))
+    paired = _split_or_total(pairs["data"], pairs["prediction"], pairs["total"], k_plan)
+    unpaired = _split_or_total(
+        *unpaired_components(
+            a["data"].to_numpy(),
+            a["prediction"].to_numpy(),
+            b["data"].to_numpy(),
+            b["prediction"].to_numpy(),
+        ),
+        a["total"].to_numpy() + b["total"].to_numpy(),
+        k_plan,
+    )
+    kw = {"alpha": alpha, "power": power}
+    unknown = np.isnan(pairs["prediction"].to_numpy())  # K = 1 in the file: no split, no K
+    out = pd.DataFrame(
+        {
+            "model_a": pairs["model_a"],
+            "model_b": pairs["model_b"],
+            "difference": pairs["difference"],
+            "questions": n_plan,
+            "samples_per_question": k_plan,
+            "data": pairs["data"],
+            "prediction": pairs["prediction"],
+        }
+    )
+    for name, (data, pred) in (("paired", paired), ("unpaired", unpaired)):
+        out[f"{name}_min_difference"] = minimum_detectable_difference(
+            n_plan, data=data, prediction=pred, k=k_plan, **kw
+        )
+    if difference is not None:
+        for name, (data, pred) in (("paired", paired), ("unpaired", unpaired)):
+            out[f"{name}_questions_needed"] = required_questions(
+                difference, data=data, prediction=pred, k=k_plan, **kw
+            )
+            needed = required_samples(difference, n=n_plan, data=data, prediction=pred, **kw)
+            out[f"{name}_samples_needed"] = np.where(unknown, np.nan, needed)
+    return out
+
+
+def _split_or_total(data, prediction, total, k):
+    """(data, prediction) per question, data clipped at 0; where the split is unknown (K = 1
+    in the file) the total stands for data + prediction at K = 1 and other K are NaN."""
+    data, prediction = np.asarray(data, float), np.asarray(prediction, float)
+    unknown = np.isnan(data) | np.isnan(prediction)
+    at_one = unknown & (np.asarray(k) == 1)
+    data = np.where(at_one, np.asarray(total, float), np.maximum(data, 0.0))
+    prediction = np.where(at_one, 0.0, prediction)
+    return data, prediction
