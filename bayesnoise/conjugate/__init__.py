@@ -31,6 +31,13 @@ from .pairs import (
     paired_population_posterior,
     population_difference,
 )
+from .passk import (
+    PASSK_POSTERIOR_COLUMNS,
+    PassAtKPosterior,
+    beta_pass_at_k,
+    pass_at_k_posterior,
+    posterior_passk_table,
+)
 from .posterior import finite_sample_posterior, integrated_moments, population_posterior
 from .predictive import fresh_run_predictive
 from .rate import BetaPrior, beta_prior, prob_rate_greater, rate_posterior
@@ -46,13 +53,16 @@ __all__ = [
     "DEFAULT_KAPPA_PRIOR",
     "DEFAULT_MU_PRIOR",
     "KAPPA_STATUS",
+    "PASSK_POSTERIOR_COLUMNS",
     "POSTERIOR_COLUMNS",
     "POSTERIOR_PAIR_COLUMNS",
     "BetaPrior",
     "EmpiricalBayesFit",
+    "PassAtKPosterior",
     "all_pairs_difference",
     "benchmark_kappa",
     "beta_central_moments",
+    "beta_pass_at_k",
     "beta_prior",
     "finite_sample_moments",
     "finite_sample_posterior",
@@ -61,9 +71,11 @@ __all__ = [
     "integrated_moments",
     "paired_difference_moments",
     "paired_population_posterior",
+    "pass_at_k_posterior",
     "population_difference",
     "population_posterior",
     "posterior_pairs_table",
+    "posterior_passk_table",
     "posterior_table",
     "prob_rate_greater",
     "question_posteriors",

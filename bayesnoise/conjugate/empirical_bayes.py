@@ -27,7 +27,7 @@ from bayesnoise.data import check_counts
 
 from .hyper import hyper_quadrature, normal_mixture_quantile, weighted_quantile
 from .kappa_grid import DEFAULT_KAPPA_PRIOR, DEFAULT_MU_PRIOR, KAPPA_BOUNDS, kappa_grid
-from .likelihood import group_cells
+from .likelihood import model_cells
 from .notes import STATUS, kappa_notes
 
 __all__ = ["KAPPA_BOUNDS", "STATUS", "EmpiricalBayesFit", "fit_empirical_bayes"]
@@ -226,9 +226,11 @@ def fit_empirical_bayes(
         raise ValueError("kappa_prior must be (median, log_sd) with both > 0")
     shape = c.shape[:-1]
     n_models = int(np.prod(shape)) if shape else 1
-    cu, ku, w = group_cells(c, k, k > 0)
+    cu, ku, w = model_cells(
+        c.reshape(n_models, -1), k.reshape(n_models, -1), k.reshape(n_models, -1) > 0
+    )
     n_q = w.sum(axis=1)
-    succ = (w * cu).sum(axis=1)
+    succ = (w * cu).sum(axis=1)  # cells per model: (M, U)
     samp = (w * ku).sum(axis=1)
     extreme = (succ == 0) | (succ == samp)
     if mu_prior is None and np.any(extreme):

@@ -101,9 +101,9 @@ def _conditional(lam, eta0, cu, ku, w, mu_prior, max_iter, tol):
     model_of = np.repeat(np.arange(n_models), n_nodes)
 
     def objective(e, la, rows, derivatives=True):
-        out = conditional_loglik(
-            e, la, cu, ku, w[model_of[rows]], mu_prior, derivatives=derivatives
-        )
+        mod = model_of[rows]
+        cells = (cu[mod], ku[mod]) if cu.ndim == 2 else (cu, ku)
+        out = conditional_loglik(e, la, *cells, w[mod], mu_prior, derivatives=derivatives)
         if not derivatives:
             return out
         zero = np.zeros_like(e)

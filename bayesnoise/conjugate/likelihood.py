@@ -7,7 +7,7 @@ from scipy import special
 
 from .beta import posterior_parameters
 
-__all__ = ["conditional_loglik", "group_cells", "marginal_loglik"]
+__all__ = ["conditional_loglik", "group_cells", "marginal_loglik", "model_cells"]
 
 
 def group_cells(c, k, mask):
@@ -49,6 +49,58 @@ def group_cells(c, k, mask):
     n_u = uniq.shape[0]
     w = np.bincount(rows * n_u + inv, minlength=n_models * n_u).reshape(n_models, n_u)
     return uniq[:, 0], uniq[:, 1], w.astype(float)
+
+
+def model_cells(c, k, mask):
+    """Distinct ``(c, K)`` cells of each model, padded to the same length (weight 0).
+
+    Like :func:`group_cells`, but each model keeps only its own cells: with many samples per
+    question the cells of different models hardly overlap, and the work then grows with the
+    cells per model instead of all cells of all models.
+
+    Parameters
+    ----------
+    c, k : numpy.ndarray, shape (M, N)
+        Validated counts.
+    mask : numpy.ndarray of bool, shape (M, N)
+        Cells to count.
+
+    Returns
+    -------
+    cu, ku, weight : numpy.ndarray, shape (M, U)
+        Per model its distinct cells and how many questions have each (0 = padding, where
+        ``cu = 0`` and ``ku = 1``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c, k = np.array([[1, 1, 0], [2, 2, 2]]), np.array([[2, 2, 2], [2, 2, 2]])
+    >>> cu, ku, w = model_cells(c, k, np.ones((2, 3), bool))
+    >>> cu.tolist(), w.tolist()
+    ([[0, 1], [2, 0]], [[1.0, 2.0], [3.0, 0.0]])
+    """
+    n_models = c.shape[0]
+    rows, cols = np.nonzero(mask)
+    cv, kv = c[rows, cols].astype(np.int64), k[rows, cols].astype(np.int64)
+    base = int(kv.max(initial=0)) + 1
+    key = (rows.astype(np.int64) * base + kv) * base + cv
+    if n_models * base * base <= 4 * max(key.size, 1):
+        counts = np.bincount(key, minlength=n_models * base * base)
+        uniq = np.flatnonzero(counts)
+        counts = counts[uniq]
+    else:
+        uniq, counts = np.unique(key, return_counts=True)
+    row = uniq // (base * base)
+    per_row = np.bincount(row, minlength=n_models)
+    width = max(int(per_row.max(initial=0)), 1)
+    slot = np.arange(uniq.size) - np.repeat(np.cumsum(per_row) - per_row, per_row)
+    cu = np.zeros((n_models, width), dtype=np.int64)
+    ku = np.ones((n_models, width), dtype=np.int64)
+    w = np.zeros((n_models, width))
+    cu[row, slot] = uniq % base
+    ku[row, slot] = (uniq // base) % base
+    w[row, slot] = counts
+    return cu, ku, w
 
 
 def marginal_loglik(eta, lam, cu, ku, w, prior=(0.0, 0.0), *, derivatives=True):
@@ -117,7 +169,8 @@ def marginal_loglik(eta, lam, cu, ku, w, prior=(0.0, 0.0), *, derivatives=True):
     return ll, g_eta, g_lam, h_ee, h_el, h_ll
 
 
-_PREFIX_MAX_K = 256  # above this many samples per question use the special functions
+_PREFIX_MAX_K = 20_000  # above this many samples per question use the special functions
+_PREFIX_CHUNK = 2_000_000  # prefix-table entries per block of rows
 
 
 def _prefix(x, n_max, power):
@@ -135,13 +188,14 @@ def conditional_loglik(eta, lam, cu, ku, w, prior=(0.0, 0.0), *, derivatives=Tru
     For whole-number counts ``log B(a + c, b + K - c) - log B(a, b)`` is a finite sum
     ``sum_{j<c} log(a + j) + sum_{j<K-c} log(b + j) - sum_{j<K} log(a + b + j)``, so the
     derivatives are prefix sums of ``1/(a + j)`` and ``1/(a + j)^2`` over ``j < max K``: one
-    row of prefix sums per model instead of digamma and trigamma per (model, cell). Falls back
-    to :func:`marginal_loglik` when some K exceeds 256.
+    row of prefix sums per model instead of digamma and trigamma per (model, cell), in blocks
+    of rows. Falls back to :func:`marginal_loglik` when some K exceeds 20,000.
 
     Parameters
     ----------
     eta, lam : numpy.ndarray, shape (M,)
-    cu, ku : numpy.ndarray, shape (U,)
+    cu, ku : numpy.ndarray, shape (U,) or (M, U)
+        Cells shared by all rows, or per row (:func:`model_cells`).
     w : numpy.ndarray, shape (M, U)
     prior : (a0, b0), default (0, 0)
     derivatives : bool, default True
@@ -165,6 +219,18 @@ def conditional_loglik(eta, lam, cu, ku, w, prior=(0.0, 0.0), *, derivatives=Tru
     if k_max > _PREFIX_MAX_K:
         out = marginal_loglik(eta, lam, cu, ku, w, prior, derivatives=derivatives)
         return out if not derivatives else (out[0], out[1], out[3])
+    step = max(1, _PREFIX_CHUNK // (k_max + 1 + (cu.shape[-1] if cu.ndim == 2 else 0)))
+    if eta.size > step:
+        parts = []
+        for s0 in range(0, eta.size, step):
+            sl = slice(s0, s0 + step)
+            rows = (cu[sl], ku[sl]) if cu.ndim == 2 else (cu, ku)
+            parts.append(
+                conditional_loglik(eta[sl], lam[sl], *rows, w[sl], prior, derivatives=derivatives)
+            )
+        if not derivatives:
+            return np.concatenate(parts)
+        return tuple(np.concatenate(x) for x in zip(*parts, strict=True))
     ci, ki = cu.astype(int), ku.astype(int)
     m = special.expit(eta)
     kap = np.exp(lam)
@@ -172,9 +238,12 @@ def conditional_loglik(eta, lam, cu, ku, w, prior=(0.0, 0.0), *, derivatives=Tru
     a0, b0 = prior
     pen = a0 * np.log(m) + b0 * np.log1p(-m)
 
+    def take(table, idx):
+        return np.take_along_axis(table, idx, axis=1) if idx.ndim == 2 else table[:, idx]
+
     def gather(power):
         pa, pb, ps = (_prefix(v, k_max, power) for v in (a, b, a + b))
-        return pa[:, ci], pb[:, ki - ci], ps[:, ki]
+        return take(pa, ci), take(pb, ki - ci), take(ps, ki)
 
     la, lb, ls = gather(0)
     ll = (w * (la + lb - ls)).sum(axis=1) + pen

@@ -20,6 +20,7 @@ from scipy import special
 from bayesnoise._common import check_confidence_level, tail_probabilities, z_from_level
 
 from .beta import beta_central_moments, checked_beta_parameters
+from .expansion import summarise
 
 __all__ = [
     "PRIOR_MASS",
@@ -68,8 +69,54 @@ def paired_difference_moments(alpha_a, beta_a, alpha_b, beta_b, mask=None):
     return mean, var
 
 
+def _mc_pairs(x, ia, ib, shift, probs, chunk=4_000_000):
+    """Monte Carlo quantiles and ``P(> 0)`` of ``x[:, a] - x[:, b] + shift`` for listed pairs."""
+    out = np.empty((3, ia.size))
+    step = max(1, chunk // max(x.shape[0], 1))
+    for s0 in range(0, ia.size, step):
+        sl = slice(s0, s0 + step)
+        diff = x[:, ia[sl]] - x[:, ib[sl]]
+        if shift is not None:
+            diff += shift[:, None]
+        out[:2, sl] = np.quantile(diff, probs, axis=0)
+        out[2, sl] = (diff > 0).mean(axis=0) + 0.5 * (diff == 0).mean(axis=0)
+    return out
+
+
+def _fill_pairs(mean, k2, k3, k4, level, draws_of):
+    """M x M ``low, high, p_a_better`` from pair cumulants (upper triangle, mirrored).
+
+    Cornish-Fisher / Edgeworth where the shape allows; elsewhere ``draws_of(models)`` gives
+    (draws, shift) for Monte Carlo on those pairs (or None to keep the expansion).
+    """
+    n_models = mean.shape[0]
+    ia, ib = np.triu_indices(n_models, k=1)
+    probs = tail_probabilities(level)
+    with np.errstate(invalid="ignore", over="ignore"):
+        (lo, hi), p, ok = summarise(mean[ia, ib], k2[ia, ib], k3[ia, ib], k4[ia, ib], probs)
+    bad = np.flatnonzero(~ok)
+    if bad.size and draws_of is not None:
+        used = np.unique(np.concatenate([ia[bad], ib[bad]]))
+        got = draws_of(used)
+        if got is not None:
+            x, shift = got
+            pos = np.searchsorted(used, ia[bad]), np.searchsorted(used, ib[bad])
+            lo[bad], hi[bad], p[bad] = _mc_pairs(x, *pos, shift, probs)
+    low = np.zeros((n_models, n_models))
+    high = np.zeros((n_models, n_models))
+    pb = np.full((n_models, n_models), 0.5)
+    low[ia, ib], high[ia, ib], pb[ia, ib] = lo, hi, p
+    low[ib, ia], high[ib, ia], pb[ib, ia] = -hi, -lo, 1.0 - p
+    return low, high, pb
+
+
 def all_pairs_difference(
-    ubar_mean, ubar_var, ubar_draws=None, *, confidence_level: float = 0.95
+    ubar_mean,
+    ubar_var,
+    ubar_draws=None,
+    *,
+    cumulants=None,
+    confidence_level: float = 0.95,
 ) -> dict[str, np.ndarray]:
     """All M x M pair differences of ``ubar`` on common questions (``dbar = ubar_A - ubar_B``).
 
@@ -79,9 +126,16 @@ def all_pairs_difference(
         Posterior mean and variance of each model's ubar on the *same* questions (models are
         independent a posteriori).
     ubar_draws : array_like, shape (M, D), optional
-        Independent posterior draws of each ubar; when given, intervals and ``p_a_better`` are
-        Monte Carlo (exact up to MC error ``sqrt(p(1-p)/D)``), otherwise normal approximation
-        from the exact moments.
+        Independent posterior draws of each ubar.
+    cumulants : array_like, shape (2, M), optional
+        Third and fourth posterior cumulants of each ubar
+        (:func:`bayesnoise.conjugate.ubar.ubar_cumulants`). The cumulants of a difference of
+        independent variables are sums, so intervals and ``p_a_better`` come from the
+        four-cumulant Cornish-Fisher and Edgeworth expansions for all pairs at once; pairs
+        whose difference is too skewed or heavy-tailed for them
+        (:data:`~bayesnoise.conjugate.expansion.SHAPE_LIMITS`) use ``ubar_draws`` when given.
+        Without ``cumulants`` the draws give every pair by Monte Carlo (exact up to MC error
+        ``sqrt(p(1-p)/D)``); without either, a normal approximation from the exact moments.
     confidence_level : float, default 0.95
 
     Returns
@@ -100,27 +154,28 @@ def all_pairs_difference(
     v = np.asarray(ubar_var, dtype=float)
     mean = m[:, None] - m[None, :]
     var = v[:, None] + v[None, :]
-    sd = np.sqrt(var)
-    q = tail_probabilities(level)
-    if ubar_draws is None:
+    d = None if ubar_draws is None else np.asarray(ubar_draws, dtype=float)
+
+    def draws_of(used):
+        return None if d is None else (d[used].T, None)
+
+    if cumulants is None and d is None:
+        k3 = k4 = np.zeros_like(var)
+    elif cumulants is None:
+        k3 = k4 = np.full_like(var, np.inf)  # every pair by Monte Carlo
+    else:
+        c3, c4 = np.asarray(cumulants, dtype=float)
+        k3, k4 = c3[:, None] - c3[None, :], c4[:, None] + c4[None, :]
+    low, high, p = _fill_pairs(mean, var, k3, k4, level, draws_of)
+    if cumulants is None and d is None:  # the normal approximation also on the diagonal
         z = z_from_level(level)
+        sd = np.sqrt(var)
         low, high = mean - z * sd, mean + z * sd
         with np.errstate(divide="ignore", invalid="ignore"):
             p = np.where(
                 sd > 0, special.ndtr(mean / np.where(sd > 0, sd, 1.0)), 0.5 + 0.5 * np.sign(mean)
             )
-    else:
-        d = np.asarray(ubar_draws, dtype=float)
-        n_models = d.shape[0]
-        low = np.empty((n_models, n_models))
-        high = np.empty((n_models, n_models))
-        p = np.empty((n_models, n_models))
-        for a in range(n_models):  # loop over rows only; each row is one vectorised op
-            diff = d[a][None, :] - d
-            lo_hi = np.quantile(diff, q, axis=-1)
-            low[a], high[a] = lo_hi
-            p[a] = (diff > 0).mean(axis=-1) + 0.5 * (diff == 0).mean(axis=-1)
-    return {"mean": mean, "sd": sd, "low": low, "high": high, "p_a_better": p}
+    return {"mean": mean, "sd": np.sqrt(var), "low": low, "high": high, "p_a_better": p}
 
 
 def _dirichlet_moments(total, total_sq, n, prior_mass):
@@ -129,6 +184,44 @@ def _dirichlet_moments(total, total_sq, n, prior_mass):
     mean = total / t
     var = ((total_sq + prior_mass) / t - mean * mean) / (t + 1.0)
     return mean, np.sqrt(np.maximum(var, 0.0))
+
+
+def _power_grams(p):
+    """Raw power sums of all pair differences ``d = p_A - p_B``: (4, M, M) for r = 1..4."""
+    p1 = np.ascontiguousarray(p, dtype=float)
+    s = [(p1**r).sum(axis=1) for r in (1, 2, 3, 4)]
+    g11 = p1 @ p1.T
+    if np.all((p1 == 0) | (p1 == 1)):  # 0/1 scores: every power is p itself
+        g21 = g31 = g22 = g11
+    else:
+        p2 = p1 * p1
+        g21, g31, g22 = p2 @ p1.T, (p2 * p1) @ p1.T, p2 @ p2.T
+    r1 = s[0][:, None] - s[0][None, :]
+    r2 = s[1][:, None] + s[1][None, :] - 2.0 * g11
+    r3 = s[2][:, None] - s[2][None, :] - 3.0 * g21 + 3.0 * g21.T
+    r4 = s[3][:, None] + s[3][None, :] - 4.0 * (g31 + g31.T) + 6.0 * g22
+    return r1, r2, r3, r4
+
+
+def _dirichlet_cumulants(raw, n, prior_mass):
+    """Mean and cumulants 2-4 of the Dirichlet mean ``sum_j w_j d_j`` from raw power sums.
+
+    With ``w = G / sum(G)``, ``G_j ~ Gamma(alpha_j)`` and ``e_j = d_j - mean``,
+    ``E[(sum_j w_j e_j)^r] = E[(sum_j G_j e_j)^r] / (T (T + 1) ... (T + r - 1))``
+    (``T = sum alpha``), and ``sum_j G_j e_j`` has cumulants ``(r - 1)! sum_j alpha_j e_j^r``.
+    """
+    r1, r2, r3, r4 = raw
+    t = n + prior_mass
+    r2, r4 = r2 + prior_mass, r4 + prior_mass  # the atoms at -1 and +1
+    m = r1 / t
+    c2 = np.maximum(r2 - t * m * m, 0.0)
+    c3 = r3 - 3.0 * m * r2 + 2.0 * t * m**3
+    c4 = r4 - 4.0 * m * r3 + 6.0 * m * m * r2 - 3.0 * t * m**4
+    t2 = t * (t + 1.0)
+    mu2 = c2 / t2
+    mu3 = 2.0 * c3 / (t2 * (t + 2.0))
+    mu4 = (6.0 * c4 + 3.0 * c2 * c2) / (t2 * (t + 2.0) * (t + 3.0))
+    return m, mu2, mu3, mu4 - 3.0 * mu2 * mu2
 
 
 def population_difference(
@@ -161,7 +254,12 @@ def population_difference(
     {30, 100}, accuracy 0.05 / 0.5 / 0.9, K in {1, 5}, correlated models).
 
     Closed-form moments: mean ``= sum_i d_i / (N + a)``, variance
-    ``= ((sum_i d_i^2 + a) / (N + a) - mean^2) / (N + a + 1)`` with ``a = prior_mass``.
+    ``= ((sum_i d_i^2 + a) / (N + a) - mean^2) / (N + a + 1)`` with ``a = prior_mass``. The
+    third and fourth cumulants are exact too (power sums of the differences: four M x M
+    products over the questions, one for 0/1 scores); the interval ends and ``P(delta > 0)``
+    come from the Cornish-Fisher and Edgeworth expansions on them, and by Monte Carlo with
+    ``draws`` shared Dirichlet weights for the pairs too skewed for the expansions (few
+    discordant questions).
 
     Parameters
     ----------
@@ -169,7 +267,7 @@ def population_difference(
         Per-question mean scores ``c / K`` of M models on the same N questions.
     confidence_level : float, default 0.95
     draws : int, default 4000
-        Dirichlet draws; all pairs use the same draws (one matrix product).
+        Dirichlet draws for the pairs that need Monte Carlo.
     prior_mass : float, default 1.0
         Total mass of the two prior atoms (> 0).
     random_seed : int or numpy.random.Generator, default 0
@@ -177,8 +275,8 @@ def population_difference(
     Returns
     -------
     dict of str to numpy.ndarray
-        (M, M) arrays (row = A) ``mean``, ``sd`` (closed form), ``low``, ``high`` (Monte
-        Carlo percentiles) and ``p_a_better = P(delta > 0)``.
+        (M, M) arrays (row = A) ``mean``, ``sd`` (closed form), ``low``, ``high`` and
+        ``p_a_better = P(delta > 0)``.
 
     Examples
     --------
@@ -196,27 +294,19 @@ def population_difference(
         raise ValueError("scores must be finite (restrict to questions every model answered)")
     if not prior_mass > 0:
         raise ValueError("prior_mass must be > 0")
-    n_models, n = p.shape
-    rng = np.random.default_rng(random_seed)
-    sum_m = p.sum(axis=1)
-    gram = p @ p.T
-    sq = np.diag(gram)[:, None] + np.diag(gram)[None, :] - 2 * gram
-    mean, sd = _dirichlet_moments(sum_m[:, None] - sum_m[None, :], sq, n, prior_mass)
-    wts = rng.standard_exponential((int(draws), n))
-    atoms = rng.standard_gamma(prior_mass / 2.0, size=(int(draws), 2))
-    total = wts.sum(axis=1) + atoms.sum(axis=1)
-    u = (wts @ p.T) / total[:, None]  # (D, M) weighted sums with shared weights
-    shift = (atoms[:, 1] - atoms[:, 0]) / total
-    q = tail_probabilities(level)
-    low = np.zeros((n_models, n_models))
-    high = np.zeros((n_models, n_models))
-    pb = np.full((n_models, n_models), 0.5)
-    for a in range(n_models - 1):
-        diff = u[:, a][:, None] - u[:, a + 1 :] + shift[:, None]  # (D, M - a - 1)
-        lo_a, hi_a = np.quantile(diff, q, axis=0)
-        p_a = (diff > 0).mean(axis=0) + 0.5 * (diff == 0).mean(axis=0)
-        low[a, a + 1 :], high[a, a + 1 :], pb[a, a + 1 :] = lo_a, hi_a, p_a
-        low[a + 1 :, a], high[a + 1 :, a], pb[a + 1 :, a] = -hi_a, -lo_a, 1.0 - p_a
+    n = p.shape[1]
+    mean, k2, k3, k4 = _dirichlet_cumulants(_power_grams(p), n, prior_mass)
+
+    def draws_of(used):
+        rng = np.random.default_rng(random_seed)
+        wts = rng.standard_exponential((int(draws), n))
+        atoms = rng.standard_gamma(prior_mass / 2.0, size=(int(draws), 2))
+        total = wts.sum(axis=1) + atoms.sum(axis=1)
+        u = (wts @ p[used].T) / total[:, None]  # (D, models) weighted sums, shared weights
+        return u, (atoms[:, 1] - atoms[:, 0]) / total
+
+    low, high, pb = _fill_pairs(mean, k2, k3, k4, level, draws_of)
+    sd = np.sqrt(k2)
     np.fill_diagonal(mean, 0.0)
     np.fill_diagonal(sd, 0.0)
     return {"mean": mean, "sd": sd, "low": low, "high": high, "p_a_better": pb}

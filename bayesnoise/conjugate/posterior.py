@@ -26,7 +26,8 @@ from bayesnoise.data import check_counts
 from .beta import FiniteSampleMoments, posterior_parameters, weighted_moments
 from .empirical_bayes import EmpiricalBayesFit, fit_empirical_bayes
 from .hyper import hyper_draws, hyper_quadrature, mixture_moments
-from .likelihood import group_cells
+from .likelihood import model_cells
+from .ubar import ubar_draws
 
 __all__ = [
     "FiniteSamplePosterior",
@@ -49,12 +50,13 @@ def _integrated_moments(c, k, mask, fit, *, integrate_hyper=True, order=5):
         mu_q, kap_q = fit.mu[..., None], fit.kappa[..., None]
         wt = np.ones((*shape, 1))
     # moments only depend on the distinct (c, K) cells: work on (models, nodes, cells)
-    cu, ku, w = group_cells(c, k, mask)
-    n_models, n_nodes = w.shape[0], wt.shape[-1]
+    n_models, n_nodes = int(np.prod(shape)) if shape else 1, wt.shape[-1]
+    flat = (x.reshape(n_models, -1) for x in (c, k, mask))
+    cu, ku, w = (x[:, None, :] for x in model_cells(*flat))
     mu_q = np.broadcast_to(mu_q, (*shape, n_nodes)).reshape(n_models, n_nodes, 1)
     kap_q = np.broadcast_to(kap_q, (*shape, n_nodes)).reshape(n_models, n_nodes, 1)
     wt = np.broadcast_to(wt, (*shape, n_nodes)).reshape(n_models, n_nodes)
-    mom = weighted_moments(*posterior_parameters(mu_q, kap_q, cu, ku), w[:, None, :])
+    mom = weighted_moments(*posterior_parameters(mu_q, kap_q, cu, ku), w)
     out = {"n_questions": mask.sum(axis=-1).astype(float)}
     for name in _NAMES:
         mean = getattr(mom, f"{name}_mean")
@@ -187,6 +189,7 @@ def finite_sample_posterior(
     random_seed=0,
     integrate_hyper: bool = True,
     keep_draws: bool = False,
+    intervals: tuple[str, ...] = _NAMES,
 ) -> FiniteSamplePosterior:
     """Posterior of ubar (expected accuracy on these questions), V_pred and V_x per model.
 
@@ -208,6 +211,11 @@ def finite_sample_posterior(
         where it was assumed only mu's uncertainty is carried.
     keep_draws : bool, default False
         Keep the ubar draws (``ubar_draws``), e.g. to form pair differences.
+    intervals : tuple of str, default ("ubar", "v_pred", "v_x")
+        Quantities whose intervals are drawn; the others get mean -/+ z sd. ubar draws cost
+        O(M draws) (:func:`bayesnoise.conjugate.ubar.ubar_draws`: exact (mu, kappa), ubar
+        given them from its exact first four cumulants); V_pred and V_x draws are one Beta
+        per question and draw, O(M N draws).
 
     Returns
     -------
@@ -230,15 +238,20 @@ def finite_sample_posterior(
     rng = np.random.default_rng(random_seed)
     sds = {name: np.sqrt(getattr(mom, f"{name}_var")) for name in _NAMES}
     kw = {}
-    udraws = None
+    dr = {}
     if draws:
-        dr = _finite_sample_draws(c, k, mask, fit, int(draws), rng, integrate_hyper)
-        udraws = dr[0]
+        flat = (x.reshape(-1, c.shape[-1]) for x in (c, k, mask))
+        dr["ubar"] = ubar_draws(*flat, fit, int(draws), rng, integrate_hyper=integrate_hyper)
+        dr["ubar"] = dr["ubar"].reshape((*c.shape[:-1], int(draws)))
+        if {"v_pred", "v_x"} & set(intervals):
+            both = _finite_sample_draws(c, k, mask, fit, int(draws), rng, integrate_hyper)
+            dr["v_pred"], dr["v_x"] = both[1], both[2]
+    udraws = dr.get("ubar")
     z = z_from_level(level)
-    for j, name in enumerate(_NAMES):
+    for name in _NAMES:
         m, sd = getattr(mom, f"{name}_mean"), sds[name]
-        if draws:
-            (lo, hi), (se_lo, se_hi) = _quantile_with_mcse(dr[j], tail_probabilities(level))
+        if name in intervals and name in dr:
+            (lo, hi), (se_lo, se_hi) = _quantile_with_mcse(dr[name], tail_probabilities(level))
             se = np.maximum(se_lo, se_hi)
         else:
             lo, hi, se = m - z * sd, m + z * sd, np.zeros_like(m)

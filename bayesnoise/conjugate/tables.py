@@ -7,12 +7,14 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from bayesnoise._common import check_confidence_level, pair_table
+from bayesnoise._common import check_confidence_level, pair_table, tail_probabilities
 from bayesnoise.data import beta_binomial_counts, complete
 
 from .empirical_bayes import fit_empirical_bayes
 from .pairs import all_pairs_difference, population_difference
-from .posterior import finite_sample_posterior, population_variances
+from .posterior import _quantile_with_mcse, population_variances
+from bayesnoise._progress import Progress
+from .ubar import k_group_sums, ubar_cumulants, ubar_draws
 
 __all__ = [
     "POSTERIOR_COLUMNS",
@@ -53,7 +55,7 @@ _DRAWS = 1000
 
 
 def posterior_table(
-    ds, *, confidence_level: float = 0.95, kappa=None, random_seed=0
+    ds, *, confidence_level: float = 0.95, kappa=None, random_seed=0, progress: bool = True
 ) -> pd.DataFrame:
     """Per-model posterior under the Beta-Binomial hierarchy ((mu, kappa) integrated out).
 
@@ -69,6 +71,8 @@ def posterior_table(
         integrating over its posterior (see :func:`fit_empirical_bayes`).
     random_seed : int, default 0
         Seed of the Monte Carlo draws for the ubar intervals.
+    progress : bool, default True
+        Show the steps on standard error once the run passes a second.
 
     Returns
     -------
@@ -80,7 +84,8 @@ def posterior_table(
         - ``mu`` and interval: population accuracy (posterior median and equal-tailed
           interval, kappa integrated out);
         - ``ubar`` and interval: expected accuracy on *these* questions (posterior mean; interval
-          by exact Monte Carlo from the Beta posteriors with (mu, kappa) uncertainty);
+          by Monte Carlo with (mu, kappa) drawn from their posterior, see
+          :func:`bayesnoise.conjugate.ubar.ubar_draws`);
         - ``kappa``: posterior median of the concentration (the given value when assumed);
         - ``kappa_status``: ``estimated``, ``at lower bound`` / ``at upper bound`` (the
           likelihood keeps rising towards that edge; intervals still integrate over kappa),
@@ -106,12 +111,13 @@ def posterior_table(
     (['model', 'questions', 'accuracy', 'mu'], 2)
     """
     level = check_confidence_level(confidence_level)
+    bar = Progress("bayesnoise posterior", enabled=progress)
     c, k = beta_binomial_counts(ds)
     names = ds["model"].values
+    bar.step("fitting (mu, kappa)")
     fit = fit_empirical_bayes(c, k, kappa=kappa, names=names)
-    post = finite_sample_posterior(
-        c, k, fit, confidence_level=level, draws=_DRAWS, random_seed=random_seed
-    )
+    bar.step("ubar posteriors")
+    post = _ubar_posterior(c, k, fit, level, np.random.default_rng(random_seed))
     mask = k > 0
     n = mask.sum(axis=1)
     p = np.where(mask, c / np.where(mask, k, 1.0), 0.0)
@@ -127,9 +133,9 @@ def posterior_table(
             "mu": fit.mu,
             "mu_low": mu_low,
             "mu_high": mu_high,
-            "ubar": post.ubar_mean,
-            "ubar_low": post.ubar_low,
-            "ubar_high": post.ubar_high,
+            "ubar": post["cumulants"][0],
+            "ubar_low": post["low"],
+            "ubar_high": post["high"],
             "kappa": fit.kappa,
             "kappa_status": fit.kappa_status,
             "se_data": np.where(unknown, np.nan, np.sqrt(data_var / n)),
@@ -141,11 +147,29 @@ def posterior_table(
         kappa_status=list(fit.kappa_status),
         notes=list(fit.notes),
         draws=_DRAWS,
-        mc_se=float(np.max(post.ubar_mcse)),
+        mc_se=float(np.max(post["mcse"])),
         confidence_level=level,
         mu_shift=list(shift),
     )
+    bar.close()
     return df
+
+
+def _ubar_posterior(c, k, fit, level, rng):
+    """ubar per model: exact cumulants 1-4 (quadrature as in :func:`integrated_moments`) and
+    interval ends from :func:`~bayesnoise.conjugate.ubar.ubar_draws` with their MC error."""
+    mask = k > 0
+    sums = k_group_sums(c, k, mask)
+    draws = ubar_draws(c, k, mask, fit, _DRAWS, rng, sums=sums)
+    (low, high), (se_lo, se_hi) = _quantile_with_mcse(draws, tail_probabilities(level))
+    cum = ubar_cumulants(sums, fit)
+    return {
+        "cumulants": cum,
+        "draws": draws,
+        "low": low,
+        "high": high,
+        "mcse": np.maximum(se_lo, se_hi),
+    }
 
 
 # |mu - accuracy| above this many standard errors of the observed accuracy flags a Beta that does
@@ -194,6 +218,7 @@ def posterior_pairs_table(
     kappa=None,
     random_seed=0,
     on_missing: str = "raise",
+    progress: bool = True,
 ) -> pd.DataFrame:
     """All unordered model pairs: finite-sample and population paired differences.
 
@@ -208,6 +233,8 @@ def posterior_pairs_table(
         Seed of the Monte Carlo draws and of the Dirichlet draws.
     on_missing : {"raise", "intersect"}, default "raise"
         Pairs need the same questions (see :func:`bayesnoise.data.complete`).
+    progress : bool, default True
+        Show the steps on standard error once the run passes a second.
 
     Returns
     -------
@@ -218,7 +245,10 @@ def posterior_pairs_table(
 
         - ``difference`` = posterior mean of ``dbar = mean_i (u_Ai - u_Bi)`` on *these*
           questions, its credible interval and ``p_a_better = P(dbar > 0)`` (Monte Carlo from
-          the per-model posteriors, which are independent given the data);
+          the per-model posteriors, which are independent given the data: their exact first
+          four cumulants give the Cornish-Fisher interval and the Edgeworth probability of
+          every pair at once, Monte Carlo with shared per-model draws where the difference is
+          too skewed for that, see :func:`bayesnoise.conjugate.all_pairs_difference`);
         - ``population_difference`` = posterior mean of the population paired difference
           E_x[u_A - u_B], its interval and ``p_a_better_population`` = P(population difference
           > 0) (Dirichlet-process posterior over the per-question differences with two prior
@@ -239,24 +269,22 @@ def posterior_pairs_table(
     """
     level = check_confidence_level(confidence_level)
     ds = complete(ds, on_missing=on_missing)
+    bar = Progress("bayesnoise posterior pairs", enabled=progress)
     c, k = beta_binomial_counts(ds)
     if c.shape[0] < 2:
         raise ValueError("need at least two models for pairs")
     names = ds["model"].values
+    bar.step("fitting (mu, kappa)")
     fit = fit_empirical_bayes(c, k, kappa=kappa, names=names)
     seed_post, seed_pop = np.random.SeedSequence(random_seed).spawn(2)
-    post = finite_sample_posterior(
-        c,
-        k,
-        fit,
-        confidence_level=level,
-        draws=_DRAWS,
-        random_seed=np.random.default_rng(seed_post),
-        keep_draws=True,
-    )
+    bar.step("ubar posteriors")
+    post = _ubar_posterior(c, k, fit, level, np.random.default_rng(seed_post))
+    cum = post["cumulants"]
+    bar.step("pairs on these questions")
     pairs = all_pairs_difference(
-        post.ubar_mean, post.ubar_sd**2, post.ubar_draws, confidence_level=level
+        cum[0], cum[1], post["draws"], cumulants=cum[2:], confidence_level=level
     )
+    bar.step("pairs in the population")
     pop = population_difference(
         c / k, confidence_level=level, draws=4000, random_seed=np.random.default_rng(seed_pop)
     )
@@ -278,4 +306,5 @@ def posterior_pairs_table(
         draws=_DRAWS,
         confidence_level=level,
     )
+    bar.close()
     return df

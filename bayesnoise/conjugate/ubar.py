@@ -1,0 +1,250 @@
+"""The posterior of ``ubar = mean_i u_i`` from a few sums per model, without per-question draws.
+
+Given (mu, kappa) the u_i are independent Betas whose parameters are linear in ``c_i``
+(``alpha_i = mu kappa + c_i``, ``beta_i = (1 - mu) kappa + K_i - c_i``), so the cumulants of
+``ubar`` given (mu, kappa) -- sums of per-question Beta cumulants -- are polynomials in ``c_i``
+within each group of questions with the same K. Four centred power sums of ``c`` per (model,
+K) give them exactly, at a cost that does not grow with N:
+
+- mixed over the quadrature of (mu, kappa) they give the exact first four posterior cumulants
+  of ubar (used for all pairs at once, :mod:`bayesnoise.conjugate.expansion`);
+- draws take (mu, kappa) from its posterior (exact) and ubar given them from its exact
+  conditional mean, variance, skewness and kurtosis by a Cornish-Fisher transform of a normal
+  draw. Given (mu, kappa) ubar is a mean of N independent bounded variables: its skewness is
+  of order ``1 / sqrt(N)``, and models whose conditional shape is outside
+  :data:`~bayesnoise.conjugate.expansion.SHAPE_LIMITS` (few questions, very skewed Betas) are
+  drawn exactly, one Beta per question, unless the conditional sd is so small a part of the
+  posterior sd that clipping the shape to the limits moves the interval ends by under 0.02
+  posterior sd.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .beta import posterior_parameters
+from .expansion import SHAPE_LIMITS, shape
+from .hyper import hyper_draws, hyper_quadrature
+
+__all__ = ["KGroupSums", "conditional_cumulants", "k_group_sums", "ubar_cumulants", "ubar_draws"]
+
+
+@dataclass(frozen=True)
+class KGroupSums:
+    """Per model and distinct K: questions ``n``, mean ``cbar`` and centred power sums of c.
+
+    Arrays are (M, G) over the G distinct K values ``k_values``; ``s2, s3, s4`` are
+    ``sum_i (c_i - cbar)^r`` over the questions of that model with that K.
+    """
+
+    k_values: np.ndarray
+    n: np.ndarray
+    cbar: np.ndarray
+    s2: np.ndarray
+    s3: np.ndarray
+    s4: np.ndarray
+
+    @property
+    def n_questions(self) -> np.ndarray:
+        """Answered questions per model."""
+        return self.n.sum(axis=1)
+
+
+def k_group_sums(c, k, mask) -> KGroupSums:
+    """Sufficient sums of :func:`conditional_cumulants`, one pass over the (M, N) counts.
+
+    Parameters
+    ----------
+    c, k : numpy.ndarray, shape (M, N)
+        Validated counts.
+    mask : numpy.ndarray of bool, shape (M, N)
+        Answered cells.
+
+    Returns
+    -------
+    KGroupSums
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = k_group_sums(np.array([[1, 3, 2]]), np.array([[4, 4, 2]]), np.ones((1, 3), bool))
+    >>> s.k_values.tolist(), s.n.tolist(), s.cbar.tolist(), s.s2.tolist()
+    ([2, 4], [[1.0, 2.0]], [[2.0, 2.0]], [[0.0, 2.0]])
+    """
+    rows, cols = np.nonzero(mask)
+    kv = np.unique(k[rows, cols])
+    n_g = kv.size
+    key = rows * n_g + np.searchsorted(kv, k[rows, cols])
+    size = c.shape[0] * n_g
+    cf = c[rows, cols].astype(float)
+    n = np.bincount(key, minlength=size).astype(float)
+    cbar = np.bincount(key, cf, minlength=size) / np.maximum(n, 1.0)
+    e = cf - cbar[key]
+    e2 = e * e
+    sums = [np.bincount(key, x, minlength=size) for x in (e2, e2 * e, e2 * e2)]
+    out = [x.reshape(c.shape[0], n_g) for x in (n, cbar, *sums)]
+    return KGroupSums(kv, *out)
+
+
+def conditional_cumulants(sums: KGroupSums, mu, kappa):
+    """Exact cumulants 1-4 of ubar given (mu, kappa), for many (mu, kappa) per model.
+
+    Parameters
+    ----------
+    sums : KGroupSums
+        Of M models.
+    mu, kappa : numpy.ndarray, shape (M, D)
+        Hyperparameter values per model.
+
+    Returns
+    -------
+    numpy.ndarray, shape (4, M, D)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayesnoise.conjugate import finite_sample_moments, question_posteriors
+    >>> c, k = np.array([[1, 3, 2]]), np.array([[4, 4, 2]])
+    >>> cum = conditional_cumulants(k_group_sums(c, k, k > 0), np.full((1, 1), 0.4), np.ones((1, 1)))
+    >>> mom = finite_sample_moments(*question_posteriors(c, k, 0.4, 1.0))
+    >>> bool(np.allclose(cum[:2, 0, 0], [mom.ubar_mean[0], mom.ubar_var[0]]))
+    True
+    """
+    mu, kappa = np.asarray(mu, float), np.asarray(kappa, float)
+    out = np.zeros((4, *mu.shape))
+    a = mu * kappa
+    for g, kval in enumerate(sums.k_values):
+        n = sums.n[:, g, None]
+        s2, s3, s4 = (x[:, g, None] for x in (sums.s2, sums.s3, sums.s4))
+        s = kappa + float(kval)
+        big_a = a + sums.cbar[:, g, None]  # mean alpha of the group
+        big_p = big_a * (s - big_a)
+        q = s - 2.0 * big_a
+        sab = n * big_p - s2  # sum_i alpha_i beta_i
+        sab2 = n * big_p * big_p + (q * q - 2.0 * big_p) * s2 - 2.0 * q * s3 + s4
+        s1 = s + 1.0
+        out[0] += n * big_a / s
+        out[1] += sab / (s * s * s1)
+        out[2] += 2.0 * (n * big_p * q - 3.0 * q * s2 + 2.0 * s3) / (s**3 * s1 * (s + 2.0))
+        mu4 = 3.0 * ((s - 6.0) * sab2 + 2.0 * s * s * sab) / (s**4 * s1 * (s + 2.0) * (s + 3.0))
+        out[3] += mu4 - 3.0 * sab2 / (s**4 * s1 * s1)
+    n_q = sums.n_questions[:, None]
+    for r in range(4):
+        out[r] /= n_q ** (r + 1)
+    return out
+
+
+def ubar_cumulants(sums: KGroupSums, fit, *, integrate_hyper: bool = True, order: int = 5):
+    """Posterior cumulants 1-4 of ubar per model, (mu, kappa) integrated by quadrature.
+
+    Parameters
+    ----------
+    sums : KGroupSums
+    fit : EmpiricalBayesFit
+        Of the same M models (flat model axis).
+    integrate_hyper : bool, default True
+        False plugs in the posterior medians of (mu, kappa).
+    order : int, default 5
+        Gauss-Hermite nodes in logit mu per kappa node.
+
+    Returns
+    -------
+    numpy.ndarray, shape (4, M)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayesnoise.conjugate import fit_empirical_bayes, integrated_moments
+    >>> c, k = np.array([[3, 5, 0, 4, 2, 1]]), np.full((1, 6), 5)
+    >>> fit = fit_empirical_bayes(c, k)
+    >>> cum = ubar_cumulants(k_group_sums(c, k, k > 0), fit)
+    >>> mom = integrated_moments(c, k, fit)
+    >>> bool(np.allclose(cum[:2, 0], [mom.ubar_mean[0], mom.ubar_var[0]], rtol=1e-10))
+    True
+    """
+    if integrate_hyper:
+        mu_q, kap_q, wt = hyper_quadrature(fit, order)
+    else:
+        mu_q, kap_q = fit.mu[..., None], fit.kappa[..., None]
+        wt = np.ones_like(mu_q)
+    m = sums.n.shape[0]
+    mu_q, kap_q, wt = (np.reshape(x, (m, -1)) for x in (mu_q, kap_q, wt))
+    k1, k2, k3, k4 = conditional_cumulants(sums, mu_q, kap_q)
+    mean = (wt * k1).sum(axis=1)
+    d = k1 - mean[:, None]
+    c2 = (wt * (k2 + d * d)).sum(axis=1)
+    c3 = (wt * (k3 + 3.0 * k2 * d + d**3)).sum(axis=1)
+    c4 = (wt * (k4 + 3.0 * k2 * k2 + 4.0 * k3 * d + 6.0 * k2 * d * d + d**4)).sum(axis=1)
+    return np.stack([mean, c2, c3, c4 - 3.0 * c2 * c2])
+
+
+def _exact_draws(c, k, mask, mu_d, kap_d, rng, chunk=2_000_000):
+    """ubar draws of one model, one Beta per question (for shapes outside the expansion)."""
+    cm, km = c[mask], k[mask]
+    out = np.empty(mu_d.shape)
+    step = max(1, chunk // max(cm.size, 1))
+    for s0 in range(0, mu_d.size, step):
+        a, b = posterior_parameters(mu_d[s0 : s0 + step, None], kap_d[s0 : s0 + step, None], cm, km)
+        out[s0 : s0 + step] = rng.beta(a, b).mean(axis=-1)
+    return out
+
+
+def ubar_draws(c, k, mask, fit, draws: int, rng, *, sums=None, integrate_hyper: bool = True):
+    """Posterior draws of ubar, shape (M, draws); (mu, kappa) drawn from their posterior.
+
+    Parameters
+    ----------
+    c, k, mask : numpy.ndarray, shape (M, N)
+        Validated counts and answered cells.
+    fit : EmpiricalBayesFit
+        Of the M models (flat model axis).
+    draws : int
+    rng : numpy.random.Generator
+    sums : KGroupSums, optional
+        :func:`k_group_sums` of the counts, when already computed.
+    integrate_hyper : bool, default True
+
+    Returns
+    -------
+    numpy.ndarray, shape (M, draws)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayesnoise.conjugate import fit_empirical_bayes
+    >>> rng = np.random.default_rng(0)
+    >>> c = rng.binomial(5, rng.beta(3, 2, (2, 200)))
+    >>> k = np.full(c.shape, 5)
+    >>> d = ubar_draws(c, k, k > 0, fit_empirical_bayes(c, k), 400, rng)
+    >>> d.shape, bool(np.all((d > 0) & (d < 1)))
+    ((2, 400), True)
+    """
+    sums = k_group_sums(c, k, mask) if sums is None else sums
+    if integrate_hyper:
+        mu_d, kap_d = hyper_draws(fit, int(draws), rng)
+    else:
+        mu_d = np.repeat(fit.mu.reshape(-1, 1), int(draws), axis=1)
+        kap_d = np.repeat(fit.kappa.reshape(-1, 1), int(draws), axis=1)
+    mu_d, kap_d = mu_d.reshape(-1, int(draws)), kap_d.reshape(-1, int(draws))
+    k1, k2, k3, k4 = conditional_cumulants(sums, mu_d, kap_d)
+    sd, g1, g2 = shape(k2, k3, k4)
+    # Shapes beyond the limits are clipped to them. That moves a 2.5% / 97.5% point by about
+    # sd (0.47 |skew excess| + 0.07 |kurtosis excess|) (the Cornish-Fisher terms at z = 1.96);
+    # a model is drawn exactly if that exceeds 0.02 posterior sd for some draw (a quarter of
+    # the Monte Carlo error of a 1,000-draw quantile). Clipping matters only where the
+    # conditional sd is a small part of the posterior sd (kappa near 0: every u_i is pinned
+    # by its own data).
+    lim1, lim2 = SHAPE_LIMITS
+    c1, c2 = np.clip(g1, -lim1, lim1), np.clip(g2, -lim2, lim2)
+    total_sd = np.sqrt(k1.var(axis=1) + k2.mean(axis=1))[:, None]
+    shift = sd * (0.47 * np.abs(g1 - c1) + 0.07 * np.abs(g2 - c2))
+    bad = shift > 0.02 * total_sd
+    g1, g2 = c1, c2
+    z = rng.standard_normal(k1.shape)
+    w = z + (z * z - 1.0) * g1 / 6.0 + (z**3 - 3.0 * z) * g2 / 24.0
+    out = k1 + sd * (w - (2.0 * z**3 - 5.0 * z) * g1 * g1 / 36.0)
+    for m in np.flatnonzero(bad.any(axis=1)):
+        out[m] = _exact_draws(c[m], k[m], mask[m], mu_d[m], kap_d[m], rng)
+    return out
