@@ -1,0 +1,170 @@
+"""All pairs at a glance: a models x models matrix and Eval-Arena's accuracy scatter."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._figure import new_axes
+from .arrange import pair_matrix
+
+__all__ = ["P_BOUNDS", "model_accuracies", "plot_accuracy_scatter", "plot_pair_matrix"]
+
+#: Colour classes of p-values in the scatter: < 0.001, < 0.01, < 0.05, < 0.2, <= 1.
+P_BOUNDS = (0.0, 0.001, 0.01, 0.05, 0.2, 1.0)
+
+_LABELS = {
+    "z": "z = (A - B) / SE",
+    "difference": "accuracy A - B",
+    "p_a_better": "P(A > B) on these questions",
+    "p_a_better_population": "P(A > B) on the population",
+    "p_adjusted": "adjusted p-value",
+    "p_value": "p-value",
+}
+
+
+def model_accuracies(pairs) -> dict[str, float]:
+    """``{model: accuracy}`` read from the ``accuracy_a`` / ``accuracy_b`` columns of a pair table.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"model_a": ["x"], "model_b": ["y"], "accuracy_a": [0.5],
+    ...                   "accuracy_b": [0.7]})
+    >>> model_accuracies(t)
+    {'x': 0.5, 'y': 0.7}
+    """
+    out = dict(zip(pairs["model_a"], pairs["accuracy_a"].astype(float), strict=True))
+    out.update(zip(pairs["model_b"], pairs["accuracy_b"].astype(float), strict=True))
+    return {str(k): float(v) for k, v in out.items()}
+
+
+def _significance(pairs, alpha):
+    """(column used, adjusted p-values) or (None, None) when the table has no p-value."""
+    if "p_adjusted" in pairs.columns:
+        return "p_adjusted", pairs["p_adjusted"].to_numpy(dtype=float)
+    if "p_value" in pairs.columns:
+        from bayesnoise.compare import adjust_pvalues
+
+        return "p_value (Holm)", adjust_pvalues(pairs["p_value"].to_numpy(dtype=float), "holm")
+    return None, None
+
+
+def plot_pair_matrix(pairs, statistic="z", *, accuracy=None, alpha=0.05, ax=None):
+    """Models x models coloured by a pair statistic, ordered by accuracy, significance marked.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        All pairs, e.g. :func:`bayesnoise.frequentist.pair_noise` (optionally merged with
+        :func:`bayesnoise.conjugate.posterior_pairs_table` for ``p_a_better``).
+    statistic : str, default "z"
+        Column to colour by (``z``, ``difference``, ``p_a_better``, ``p_adjusted``, ...).
+        Cell (row A, column B) shows A vs B.
+    accuracy : mapping of model -> accuracy, optional
+        Default :func:`model_accuracies` of ``pairs``.
+    alpha : float, default 0.05
+        Cells whose multiplicity-adjusted p-value (``p_adjusted``, else Holm of ``p_value``) is
+        below ``alpha`` get a dot; without p-values nothing is marked and the title says so.
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax.images[0].get_array()`` is the matrix (rows/columns by increasing accuracy).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"model_a": ["x"], "model_b": ["y"], "accuracy_a": [0.5],
+    ...                   "accuracy_b": [0.7], "z": [-2.5], "p_adjusted": [0.01]})
+    >>> plot_pair_matrix(t).images[0].get_array().tolist()
+    [[None, -2.5], [2.5, None]]
+    """
+    acc = accuracy if accuracy is not None else model_accuracies(pairs)
+    order = sorted(acc, key=lambda name: acc[name])
+    mat, names = pair_matrix(pairs, statistic, order)
+    m = len(names)
+    ax = new_axes(ax, figsize=(6.4, 5.6))
+    if statistic.startswith("p_a_better"):
+        kw = {"cmap": "RdBu", "vmin": 0.0, "vmax": 1.0}
+    elif statistic.startswith("p_"):
+        kw = {"cmap": "viridis", "vmin": 0.0, "vmax": 1.0}
+    else:
+        lim = np.nanmax(np.abs(mat)) if np.isfinite(mat).any() else 1.0
+        kw = {"cmap": "RdBu", "vmin": -lim, "vmax": lim}
+    image = ax.imshow(np.ma.masked_invalid(mat), interpolation="nearest", **kw)
+    ax.figure.colorbar(image, ax=ax, label=_LABELS.get(statistic, statistic), shrink=0.8)
+    source, adjusted = _significance(pairs, alpha)
+    if source is not None:
+        sig, _ = pair_matrix(pairs.assign(_adj=adjusted), "_adj", order)
+        rows, cols = np.nonzero(sig < alpha)
+        ax.scatter(
+            cols,
+            rows,
+            s=max(4, 600 / max(m, 1)),
+            c="k",
+            marker=".",
+            gid="significant",
+        )
+        note = f"; dots: {source} < {alpha:g}"
+    else:
+        note = " (no p-values: significance not marked)"
+    size = 6 if m > 25 else 8
+    if m <= 60:
+        ax.set_xticks(range(m), names, rotation=90, fontsize=size)
+        ax.set_yticks(range(m), names, fontsize=size)
+    ax.set_xlabel("model B (by accuracy)")
+    ax.set_ylabel("model A (by accuracy)")
+    ax.set_title(f"{_LABELS.get(statistic, statistic)}, A vs B{note}", fontsize=9)
+    return ax
+
+
+def plot_accuracy_scatter(pairs, *, pvalue="p_value", ax=None):
+    """Eval-Arena's picture: accuracy of A against accuracy of B, coloured by the pair's p-value.
+
+    Every unordered pair is drawn twice, (A, B) and (B, A), so the picture is symmetric about
+    the diagonal; close pairs with large p-values hug the diagonal.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        :func:`bayesnoise.frequentist.pair_noise` output.
+    pvalue : str, default "p_value"
+        Column to colour by (``p_adjusted`` for the multiplicity-adjusted one).
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"model_a": ["x"], "model_b": ["y"], "accuracy_a": [0.5],
+    ...                   "accuracy_b": [0.7], "p_value": [0.03]})
+    >>> len(plot_accuracy_scatter(t).collections[0].get_offsets())
+    2
+    """
+    from matplotlib.colors import BoundaryNorm
+
+    a = pairs["accuracy_a"].to_numpy(dtype=float)
+    b = pairs["accuracy_b"].to_numpy(dtype=float)
+    p = pairs[pvalue].to_numpy(dtype=float)
+    ax = new_axes(ax, figsize=(5.6, 4.8))
+    norm = BoundaryNorm(P_BOUNDS, 256)
+    points = ax.scatter(
+        np.r_[a, b], np.r_[b, a], c=np.r_[p, p], s=10, cmap="viridis", norm=norm, gid="pairs"
+    )
+    ax.figure.colorbar(
+        points, ax=ax, label=_LABELS.get(pvalue, pvalue), ticks=P_BOUNDS, format="%g"
+    )
+    ax.plot([0, 1], [0, 1], color="0.6", lw=0.8)
+    lo = max(0.0, min(a.min(initial=1), b.min(initial=1)) - 0.05)
+    hi = min(1.0, max(a.max(initial=0), b.max(initial=0)) + 0.05)
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_aspect("equal")
+    ax.set_xlabel("accuracy of model A")
+    ax.set_ylabel("accuracy of model B")
+    ax.set_title(f"All pairs ({len(pairs)}), coloured by {pvalue}", fontsize=10)
+    return ax

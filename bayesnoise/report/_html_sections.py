@@ -1,0 +1,185 @@
+"""The numbers and words of one benchmark's section of the HTML report (all from estimators)."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from bayesnoise.data import DataError
+
+ALPHA, POWER = 0.05, 0.8
+
+
+@dataclass
+class Section:
+    """Everything shown for one benchmark."""
+
+    title: str
+    source: str
+    summary: dict
+    models: pd.DataFrame
+    pairs: pd.DataFrame | None
+    notes: list[str] = field(default_factory=list)
+    figures: dict[str, str] = field(default_factory=dict)
+    references: pd.DataFrame | None = None
+    data: dict = field(default_factory=dict)
+
+
+def _winner(row) -> str:
+    return row["model_a"] if row["difference"] > 0 else row["model_b"]
+
+
+def verdict(row, *, n: int, k: float, adjust: str = "holm") -> str:
+    """Plain-language verdict for one pair row of :func:`bayesnoise.frequentist.pair_noise`.
+
+    ``k`` is the samples per question of the run; the numbers of questions or samples needed use
+    :func:`bayesnoise.frequentist.required_questions` / ``required_samples`` (two-sided 5 %,
+    80 % power, before multiplicity adjustment).
+    """
+    from bayesnoise.frequentist import required_questions, required_samples
+
+    diff = abs(float(row["difference"]))
+    p = row.get("p_adjusted", np.nan)
+    if np.isfinite(p) and p < ALPHA:
+        return f"{_winner(row)} better, p = {p:.2g} after {adjust.title()}"
+    if diff == 0:
+        return "same score: nothing to tell apart"
+    if not np.isfinite(row.get("z", np.nan)):
+        return "the models agree on every question: no test possible"
+    where = f"p = {p:.2g} after {adjust.title()}" if np.isfinite(p) else f"z = {row['z']:.2f}"
+    kw = {"alpha": ALPHA, "power": POWER}
+    split = np.isfinite(row["data"]) and np.isfinite(row["prediction"])
+    if not split:  # one sample per question: only the total variance is known
+        need_n = required_questions(diff, data=row["total"], prediction=0.0, **kw)
+        return f"not distinguishable at this N ({where}); needs ~{need_n:,.0f} questions"
+    need_n = required_questions(
+        diff, data=max(row["data"], 0.0), prediction=row["prediction"], k=k, **kw
+    )
+    need_k = required_samples(
+        diff, n=n, data=max(row["data"], 0.0), prediction=row["prediction"], **kw
+    )
+    more_k = (
+        f" or K = {need_k:,.0f} samples per question"
+        if np.isfinite(need_k)
+        else "; more samples alone cannot do it (data noise)"
+    )
+    return (
+        f"not distinguishable at this N ({where}); needs ~{need_n:,.0f} questions at "
+        f"K = {k:g}{more_k}"
+    )
+
+
+def _record(caught, notes: list[str]) -> None:
+    for w in caught:
+        text = str(w.message)
+        if text not in notes:
+            notes.append(text)
+
+
+def _pairs_part(ds, level, seed, notes, show):
+    """Pair table (pair_noise + Bayesian columns + verdicts) of the questions all models answered."""
+    from bayesnoise import conjugate, frequentist
+
+    pairs = frequentist.pair_noise(ds, confidence_level=level)
+    if "p_adjusted" not in pairs.columns and "p_value" in pairs.columns:
+        from bayesnoise.compare import adjust_pvalues
+
+        pairs["p_adjusted"] = adjust_pvalues(pairs["p_value"].to_numpy(), "holm")
+    try:
+        bayes = conjugate.posterior_pairs_table(
+            ds, confidence_level=level, random_seed=seed, progress=show
+        )
+        cols = ["p_a_better", "p_a_better_population"]
+        pairs = pairs.merge(bayes[["model_a", "model_b", *cols]], on=["model_a", "model_b"])
+    except DataError as err:
+        notes.append(f"Bayesian pair columns left out: {err}")
+    return pairs
+
+
+def compute_section(ds, *, title, level=0.95, seed=0, on_missing="raise", progress=None):
+    """Compute the tables and notes of one benchmark (figures are added by the renderer)."""
+    from bayesnoise import compare, frequentist
+    from bayesnoise.data import complete
+
+    step = progress or (lambda text: None)
+    notes: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        step("per-model noise and intervals")
+        single = frequentist.model_noise(ds, confidence_level=level)
+        try:
+            step("Bayesian per-model posterior")
+            models = compare.compare_models(
+                ds, confidence_level=level, random_seed=seed, progress=progress is not None
+            )
+            models = single.merge(
+                models[[c for c in models.columns if c not in single.columns or c == "model"]],
+                on="model",
+            )
+        except DataError as err:
+            notes.append(f"Bayesian intervals left out: {err}")
+            models = single
+        pairs, paired_ds = None, None
+        if ds.sizes["model"] >= 2:
+            paired_ds = complete(ds, on_missing=on_missing)
+            step("all pairs")
+            pairs = _pairs_part(paired_ds, level, seed, notes, progress is not None)
+    _record(caught, notes)
+    return models, pairs, paired_ds, notes
+
+
+def summary(ds, models, pairs, close) -> dict:
+    """The benchmark's headline numbers (medians are over the close pairs / the models)."""
+    k = models["samples_per_question"].to_numpy(float)
+    out = {
+        "models": int(ds.sizes["model"]),
+        "questions": int(ds.sizes["question"]),
+        "samples per question (K)": f"{k.min():g}"
+        if k.min() == k.max()
+        else f"{k.min():g}-{k.max():g}",
+        "typical SE of a model, one sample per question (median se_total)": float(
+            np.median(models["se_total"])
+        ),
+        "typical SE of a model's observed score (median se_mean)": float(
+            np.median(models["se_mean"])
+        ),
+    }
+    if pairs is None:
+        return out
+    out["questions every model answered"] = int(pairs.attrs.get("questions", ds.sizes["question"]))
+    out["pairs / close pairs (|A-B| < 5 se_total)"] = f"{len(pairs)} / {len(close)}"
+    if len(close):
+        out["typical SE(A-B), close pairs, one sample per question (median se_total)"] = float(
+            np.median(close["se_total"])
+        )
+        out["typical SE(A-B) of the observed scores, close pairs (median se_mean)"] = float(
+            np.median(close["se_mean"])
+        )
+    if "p_adjusted" in pairs.columns:
+        sig = pairs[pairs["p_adjusted"] < ALPHA]
+        out["smallest significant difference (Holm-adjusted p < 0.05)"] = (
+            float(np.abs(sig["difference"]).min()) if len(sig) else "none"
+        )
+    return out
+
+
+def typical_components(close: pd.DataFrame) -> dict[str, float]:
+    """Median data, prediction and total variance of the close pairs (NaN when not identified).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"data": [0.01, 0.03], "prediction": [0.2, 0.4], "total": [0.2, 0.4]})
+    >>> typical_components(t)["data"]
+    0.02
+    """
+    out = {}
+    for name in ("data", "prediction", "total"):
+        values = close[name].to_numpy(float)
+        out[name] = (
+            float(np.median(values)) if np.isfinite(values).all() and values.size else np.nan
+        )
+    return out

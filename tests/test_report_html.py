@@ -1,0 +1,150 @@
+"""The HTML report: its numbers are the library's, it needs no network, every input is in it."""
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayesnoise as bn
+from bayesnoise import frequentist
+from bayesnoise.cli import main
+from bayesnoise.report.html import benchmark_section, reference_table, render_report, write_report
+
+pytest.importorskip("matplotlib")
+
+
+@pytest.fixture(scope="module")
+def ds():
+    rng = np.random.default_rng(7)
+    u = rng.beta(0.9, 1.1, 200)
+    shift = np.array([-0.1, -0.01, 0.0, 0.01, 0.1])[:, None]
+    p = np.clip(u + shift, 0, 1)
+    return bn.from_arrays(rng.binomial(5, p), np.full(p.shape, 5), models=list("vwxyz"))
+
+
+@pytest.fixture(scope="module")
+def section(ds):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return benchmark_section(ds, title="synthetic")
+
+
+def test_tables_are_the_library_tables(ds, section):
+    expected = frequentist.pair_noise(ds, confidence_level=0.95)
+    pd.testing.assert_frame_equal(
+        section.pairs[expected.columns].reset_index(drop=True), expected, check_like=True
+    )
+    models = frequentist.model_noise(ds, confidence_level=0.95)
+    np.testing.assert_array_equal(section.models["accuracy"], models["accuracy"])
+
+
+def test_verdicts_use_holm_p_and_power_functions(ds, section):
+    pairs = section.pairs
+    k = 5.0
+    for _, row in pairs.iterrows():
+        if row.p_adjusted < 0.05:
+            winner = row.model_a if row.difference > 0 else row.model_b
+            assert row.verdict == f"{winner} better, p = {row.p_adjusted:.2g} after Holm"
+        elif row.difference != 0:
+            need = frequentist.required_questions(
+                abs(row.difference), data=max(row.data, 0.0), prediction=row.prediction, k=k
+            )
+            assert f"needs ~{need:,.0f} questions at K = 5" in row.verdict
+
+
+def test_page_is_self_contained_and_lists_every_model(ds, section):
+    html = render_report([section])
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)  # nothing fetched
+    assert "<link" not in html and "@import" not in html
+    assert re.findall(r"<script>", html) == ["<script>"]  # one inline script (table sorting)
+    table = html.split('class="sortable model-table"')[1].split("</table>")[0]
+    for model in ds["model"].values:
+        assert f'<span class="model">{model}</span>' in table
+    figures = re.findall(r'<figure data-figure="([a-z]+)"><img src="data:image/png;base64,', html)
+    assert set(figures) == {"noise", "heatmap", "cdf", "forest", "matrix", "scatter", "power"}
+
+
+def test_several_inputs_make_an_index(ds, tmp_path):
+    out = write_report(
+        {"first": ds, "second": ds.isel(model=[0, 1, 2])}, tmp_path / "r.html", quiet=True
+    )
+    html = out.read_text()
+    assert '<a href="#first">' in html and '<a href="#second">' in html
+    assert 'id="first"' in html and 'id="second"' in html
+
+
+def test_fractional_scores_leave_out_bayes_with_a_note(tmp_path):
+    rng = np.random.default_rng(3)
+    wide = pd.DataFrame(rng.uniform(0, 1, (80, 3)), columns=["a", "b", "c"])
+    ds = bn.load(wide)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = benchmark_section(ds, title="fractional")
+    assert any("Bayesian" in note for note in s.notes)
+    assert "cdf" not in s.figures and "noise" in s.figures
+
+
+def test_reference_table_and_cli(capsys):
+    try:
+        ref = reference_table("CRUXEval-output-T0.8", accuracy=0.4)
+    except bn.DataError:
+        pytest.skip("models/ reference tables not present")
+    from bayesnoise.conjugate import theory_se_difference
+
+    n = ref["questions"].to_numpy(float)
+    np.testing.assert_allclose(ref["se_model_theory"], np.sqrt(0.4 * 0.6 / n), rtol=1e-12)
+    np.testing.assert_allclose(
+        ref["se_difference_theory"],
+        theory_se_difference(0.4, n, ref["benchmark_kappa"].to_numpy()),
+        rtol=1e-12,
+    )
+    assert main(["reference", "cruxeval_output_temp0.8", "--format", "csv"]) == 0
+    assert "CRUXEval-output-T0.8" in capsys.readouterr().out
+    assert main(["reference", "no-such-benchmark"]) == 2
+
+
+def test_cli_report_and_plot_on_bundled_data(bundled_data, tmp_path):
+    path = str(bundled_data / "cruxeval_output_temp0.8.csv.gz")
+    assert main(["report", path, "-o", str(tmp_path / "r.html"), "--quiet"]) == 0
+    html = (tmp_path / "r.html").read_text()
+    assert "Against the reference noise models" in html or "models/" not in html
+    for kind in ("heatmap", "matrix"):
+        assert main(["plot", kind, path, "-o", str(tmp_path / f"{kind}.svg")]) == 0
+        assert (tmp_path / f"{kind}.svg").read_text().lstrip().startswith("<?xml")
+    assert main(["plot", "heatmap", path, "-o", str(tmp_path / "x.txt")]) == 2
+
+
+@pytest.mark.shared_data
+@pytest.mark.slow
+def test_report_builds_for_all_the_noises_subset(shared_data, tmp_path):
+    # a subset for CI time; examples/make_report.py --all-the-noises builds every table
+    root = shared_data / "all-the-noises"
+    files = [
+        root / "main" / "input_table_humaneval.csv",
+        root / "lowk_temp1" / "input_table_gmat_cot.csv",
+    ]
+    out = write_report(files, tmp_path / "atn.html", on_missing="intersect", quiet=True)
+    html = out.read_text()
+    for f in files:
+        ds = bn.load(f)
+        for model in ds["model"].values:
+            assert f'<span class="model">{model}</span>' in html
+
+
+@pytest.mark.slow
+def test_example_script_writes_report_and_figures(tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    subprocess.run(
+        [sys.executable, str(REPO / "examples" / "make_report.py"), str(tmp_path)],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+    )
+    names = {p.name for p in tmp_path.iterdir()}
+    assert "report.html" in names and len([n for n in names if n.endswith(".png")]) == 7
