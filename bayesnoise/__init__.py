@@ -16,7 +16,7 @@ Examples
 
 from bayesnoise._common import ConfidenceInterval
 from bayesnoise.data import DataError, complete, from_arrays, scores, select_models
-from bayesnoise.io import load
+from bayesnoise.io import load, save
 
 __version__ = "0.1.0"
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "complete",
     "from_arrays",
     "load",
+    "save",
     "scores",
     "select_models",
 ]
