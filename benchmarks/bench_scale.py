@@ -33,6 +33,7 @@ CASES = {
     "conjugate posterior_table 1000x10000 K=1": ("models", (1000, 10_000)),
     "frequentist pair components 4000x50000 K=1": ("core", (4000, 50_000)),
     "frequentist pair_noise_dataset 1000x10000 K=1": ("freq", (1000, 10_000)),
+    "frequentist pair_noise_dataset 4000x50000 K=1": ("freq", (4000, 50_000)),
 }
 
 

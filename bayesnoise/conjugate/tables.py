@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 
 from bayesnoise._common import check_confidence_level, pair_table, tail_probabilities
+from bayesnoise._progress import Progress
 from bayesnoise.data import beta_binomial_counts, complete
 
 from .empirical_bayes import fit_empirical_bayes
 from .pairs import all_pairs_difference, population_difference
 from .posterior import _quantile_with_mcse, population_variances
-from bayesnoise._progress import Progress
 from .ubar import k_group_sums, ubar_cumulants, ubar_draws
 
 __all__ = [

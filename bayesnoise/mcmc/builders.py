@@ -25,6 +25,7 @@ import numpy as np
 
 from .diagnostics import IdentifiabilityWarning, warn_user
 from .inputs import BuiltModel, ModelData, prepare
+from .loglik import betabinom_loglik, joint_betabinom_loglik
 from .priors import Priors
 
 __all__ = ["fixed_hyper_model", "joint_model", "latent_model", "marginal_model"]
@@ -68,20 +69,6 @@ def _population_variances(mu, kappa) -> None:
 
     pm.Deterministic("data_var", mu * (1 - mu) / (kappa + 1), dims="model")
     pm.Deterministic("prediction_var", mu * (1 - mu) * kappa / (kappa + 1), dims="model")
-
-
-def _betabinom_loglik(c, k, a, b):
-    """Beta-Binomial log-likelihood without the binomial coefficient (a constant)."""
-    from pytensor.tensor import gammaln
-
-    return (
-        gammaln(c + a)
-        + gammaln(k - c + b)
-        - gammaln(k + a + b)
-        - gammaln(a)
-        - gammaln(b)
-        + gammaln(a + b)
-    )
 
 
 def _unique_cells(data: ModelData):
@@ -164,7 +151,7 @@ def marginal_model(
             # The likelihood of model m depends on its cells only through how many cells have
             # each (correct, count) pair: evaluate each distinct pair once, weighted.
             idx, c_u, k_u, weight = _unique_cells(data)
-            loglik = _betabinom_loglik(c_u, k_u, a[idx], b[idx])
+            loglik = betabinom_loglik(c_u, k_u, a[idx], b[idx])
             pm.Potential("correct_loglik", (weight * loglik).sum())
         else:
             k = pm.Data("count", data.count, dims=("model", "question"))
@@ -314,7 +301,9 @@ def joint_model(
     ``mu_m = E_b[logistic(theta_m - b)]``, computed by Gauss-Hermite quadrature, so
     ``mu_a - mu_b`` is the population-level paired difference *including* paired data noise.
     The finite-sample ``u`` and the paired differences ``dbar`` on these questions are drawn
-    exactly by :func:`fit`.
+    exactly by :func:`fit`. The likelihood is evaluated by
+    :func:`bayesnoise.mcmc.loglik.joint_betabinom_loglik` (exact; products instead of
+    ``lgamma`` for small counts, several times cheaper per gradient).
 
     Parameters
     ----------
@@ -372,9 +361,8 @@ def joint_model(
         pm.Deterministic("difficulty", b_mean + d, dims="question")
         phi = pm.LogNormal("phi", np.log(priors.phi_median), priors.phi_log_sd, dims="model")
         p = pm.math.sigmoid(theta_rel[:, None] - d[None, :])
-        a, b = p * phi[:, None], (1 - p) * phi[:, None]
-        loglik = _betabinom_loglik(data.correct, data.count, a, b)
-        pm.Potential("correct_loglik", (data.mask * loglik).sum())
+        loglik = joint_betabinom_loglik(p, phi, data.correct, data.count)
+        pm.Potential("correct_loglik", loglik)
         grid = pm.math.sigmoid(theta[:, None] - sigma_b * pt.as_tensor(x_gh)[None, :])
         pm.Deterministic("mu", pt.dot(grid, w_gh), dims="model")
     return BuiltModel(model, "joint", data, priors)

@@ -274,6 +274,7 @@ def _add_finite_sample_joint(tree, data, rng) -> None:
     w = mask.astype(float)
     n = mask.sum(axis=1)
     n_pair = _pair_counts(mask)
+    full = bool(mask.all())
     n_models = theta.shape[1]
     out = {k: np.empty_like(theta) for k in ("ubar", "V_x", "V_pred")}
     dbar = np.empty((theta.shape[0], n_models, n_models))
@@ -283,7 +284,13 @@ def _add_finite_sample_joint(tree, data, rng) -> None:
         u = rng.beta(p * ph + data.correct, (1 - p) * ph + data.count - data.correct)
         for key, val in zip(out, _finite_sample_stats(u, mask, n), strict=True):
             out[key][sl] = val
-        s = (u * w) @ w.T  # s[a, b] = sum_i u_ai m_ai m_bi
+        if full:  # every model answered every question: dbar is a difference of means
+            ubar = out["ubar"][sl]
+            dbar[sl] = ubar[:, :, None] - ubar[:, None, :]
+            continue
+        # s[., a, b] = sum_i u_ai m_ai m_bi, as one 2-D matrix product (a stacked 3-D
+        # matmul with a 2-D operand does not use BLAS and was ~30x slower)
+        s = ((u * w).reshape(-1, w.shape[1]) @ w.T).reshape(u.shape[0], n_models, n_models)
         with np.errstate(invalid="ignore", divide="ignore"):
             dbar[sl] = (s - np.swapaxes(s, -1, -2)) / n_pair
     pop = mu[:, :, None] - mu[:, None, :]
