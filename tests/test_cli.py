@@ -293,3 +293,15 @@ def test_cluster_col_adds_the_clustered_columns(capsys, tmp_path):
     assert len(merged) == len(pairs) == 2
     np.testing.assert_allclose(merged["p_clustered"], merged["p_value_y"], rtol=5e-4)
     np.testing.assert_allclose(merged["p_clustered_adjusted"], merged["adj"], rtol=5e-4)
+
+
+@pytest.mark.parametrize("method", ["max-t", "bonferroni"])
+def test_pairs_simultaneous_columns_come_from_all_pairs(capsys, crux, method):
+    from bayesnoise import compare, load
+
+    df = _csv(capsys, "pairs", crux, "--simultaneous", method, "--max-difference", "0.01")
+    expected = compare.simultaneous_intervals(load(crux), method=method, random_seed=0)
+    merged = df.merge(expected, on=["model_a", "model_b"], suffixes=("", "_lib"))
+    assert 0 < len(merged) == len(df) < len(expected)  # filtered rows, intervals from all 28
+    for col in ("simultaneous_low", "simultaneous_high", "p_simultaneous"):
+        np.testing.assert_allclose(merged[col], merged[f"{col}_lib"], rtol=5e-4, atol=1e-12)

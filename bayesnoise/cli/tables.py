@@ -100,7 +100,25 @@ def _pairs(args: argparse.Namespace):
     extra = _present(df, "se_bootstrap", "difference_low", "difference_high")
     columns = [c for c in frequentist.PAIR_COLUMNS if c in df.columns]
     df = df[[*columns[:-1], *tests, columns[-1], *extra]]
+    if args.simultaneous:
+        df = _simultaneous(ds, df, args)
     return _clustered_pairs(ds, df, args) if "cluster" in ds.coords else df
+
+
+def _simultaneous(ds, df, args: argparse.Namespace):
+    """Intervals that hold for all pairs of the file together (computed over all pairs, then
+    merged onto the rows shown)."""
+    from bayesnoise import compare
+
+    sim = compare.simultaneous_intervals(
+        ds,
+        confidence_level=_level(args),
+        method=args.simultaneous,
+        random_seed=args.seed,
+        on_missing=on_missing(args),
+    )
+    keep = ["model_a", "model_b", "simultaneous_low", "simultaneous_high", "p_simultaneous"]
+    return df.merge(sim[keep], on=["model_a", "model_b"], how="left", validate="one_to_one")
 
 
 def _arena(args: argparse.Namespace):
@@ -197,6 +215,14 @@ def register(sub) -> None:
         default=0,
         metavar="B",
         help="add p_permutation, a sign-flip test on the per-question differences (B flips)",
+    )
+    p.add_argument(
+        "--simultaneous",
+        nargs="?",
+        const="max-t",
+        choices=("max-t", "bonferroni"),
+        help="add simultaneous_low/high (all pair differences at once, at --confidence-level, "
+        "default 0.95) and p_simultaneous; max-|T| (default) or Bonferroni",
     )
     p.add_argument(
         "--one-sample-tests",
