@@ -160,9 +160,14 @@ def _posterior(args: argparse.Namespace):
                 random_seed=args.seed,
                 on_missing=on_missing(args),
                 kappa=args.kappa,
+                progress=not args.quiet,
             )
         return conjugate.posterior_table(
-            ds, confidence_level=level, random_seed=args.seed, kappa=args.kappa
+            ds,
+            confidence_level=level,
+            random_seed=args.seed,
+            kappa=args.kappa,
+            progress=not args.quiet,
         )
     if args.kappa is not None:
         raise DataError("--kappa applies to --method conjugate; MCMC fits kappa with its prior")
@@ -268,6 +273,6 @@ def register(sub) -> None:
     p.add_argument("--tune", type=int, default=1000)
     p.add_argument("--chains", type=int, default=2)
     p.add_argument("--save", type=Path, help="save the MCMC fit (NetCDF)")
-    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.add_argument("--quiet", action="store_true", help="no progress display (fits and MCMC)")
     add_seed(p, "Monte Carlo intervals, MCMC")
     p.set_defaults(handler=_posterior)
