@@ -112,12 +112,15 @@ def check_counts(
     return c.copy(), k.astype(np.int64)
 
 
-def beta_binomial_counts(ds: xr.Dataset) -> tuple[np.ndarray, np.ndarray]:
-    """``(correct, count)`` arrays for the Beta-Binomial models, or a clear refusal.
+def beta_binomial_counts(
+    ds: xr.Dataset, *, needed_by: str = "the Beta-Binomial model"
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(correct, count)`` arrays of whole numbers correct out of K, or a clear refusal.
 
-    The Beta-Binomial likelihood needs whole numbers correct out of K samples: a dataset of
-    fractional ``pass1`` values without counts, or of fractional sample scores, is refused (the
-    frequentist estimators accept both).
+    The Beta-Binomial likelihood (and pass@k) needs whole numbers correct out of K samples: a
+    dataset of fractional ``pass1`` values without counts, or of fractional sample scores, is
+    refused (the frequentist noise estimators accept both). ``needed_by`` names what needs the
+    counts, in the message.
 
     Examples
     --------
@@ -130,7 +133,7 @@ def beta_binomial_counts(ds: xr.Dataset) -> tuple[np.ndarray, np.ndarray]:
     if not attr(ds, "counts_known"):
         raise DataError(
             f"{source}: the scores are fractional pass1 values without the number of samples "
-            "behind them; the Beta-Binomial model needs counts (correct out of K). Load a count "
+            f"behind them; {needed_by} needs counts (correct out of K). Load a count "
             "table or per-sample rows, or use the frequentist commands (noise, pairs), which "
             "treat each value as one draw."
         )
@@ -141,9 +144,9 @@ def beta_binomial_counts(ds: xr.Dataset) -> tuple[np.ndarray, np.ndarray]:
     )
     if not attr(ds, "binary") or np.any(c != np.round(c)):
         raise DataError(
-            f"{source}: sample scores are not all 0/1 (partial credit); the Beta-Binomial "
-            "model needs whole numbers correct out of K. Use the frequentist commands "
-            "(noise, pairs), which handle fractional scores."
+            f"{source}: sample scores are not all 0/1 (partial credit); {needed_by} needs "
+            "whole numbers correct out of K. Use the frequentist commands (noise, pairs), which "
+            "handle fractional scores."
         )
     return c, k
 

@@ -19,7 +19,15 @@ import xarray as xr
 from scipy import special
 
 from bayesnoise._common import fmt_value, pair_table, triu_pairs
-from bayesnoise.data import MODEL, QUESTION, DataError, attr, check_counts, complete
+from bayesnoise.data import (
+    MODEL,
+    QUESTION,
+    DataError,
+    attr,
+    beta_binomial_counts,
+    check_counts,
+    complete,
+)
 from bayesnoise.frequentist import _core, _score
 from bayesnoise.frequentist.intervals import accuracy_interval, difference_interval
 
@@ -90,26 +98,14 @@ def pass_at_k(correct, count, k, *, models=None, questions=None, source="counts"
 
 
 def _passk_cells(ds: xr.Dataset, k: int) -> tuple[np.ndarray, np.ndarray]:
-    source = attr(ds, "source")
-    if not attr(ds, "counts_known"):
-        raise DataError(
-            f"{source}: the scores are fractional pass1 values without the number of samples "
-            "behind them; pass@k needs the correct count out of n samples per question. Load "
-            "per-sample rows or a count table."
-        )
-    if not attr(ds, "binary"):
-        raise DataError(
-            f"{source}: sample scores are not all 0/1 (partial credit); pass@k needs each "
-            "sample to be right or wrong."
-        )
-    count = ds["count"].transpose(MODEL, QUESTION).values
+    correct, count = beta_binomial_counts(ds, needed_by="pass@k")
     values = pass_at_k(
-        ds["correct"].transpose(MODEL, QUESTION).values,
+        correct,
         count,
         k,
         models=ds[MODEL].values,
         questions=ds[QUESTION].values,
-        source=source,
+        source=attr(ds, "source"),
     )
     return values, count
 
