@@ -47,7 +47,7 @@ from .tables import (
     posterior_pairs_table,
     posterior_table,
 )
-from .theory import benchmark_kappa, theory_se_difference
+from .theory import accuracy_group_fits, benchmark_kappa, theory_se_difference
 
 __all__ = [
     "DEFAULT_KAPPA_PRIOR",
@@ -59,6 +59,7 @@ __all__ = [
     "BetaPrior",
     "EmpiricalBayesFit",
     "PassAtKPosterior",
+    "accuracy_group_fits",
     "all_pairs_difference",
     "benchmark_kappa",
     "beta_central_moments",

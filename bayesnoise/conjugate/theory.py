@@ -15,7 +15,7 @@ from bayesnoise.data import check_counts
 from .empirical_bayes import fit_empirical_bayes
 from .posterior import population_variances
 
-__all__ = ["benchmark_kappa", "theory_se_difference"]
+__all__ = ["accuracy_group_fits", "benchmark_kappa", "theory_se_difference"]
 
 
 def theory_se_difference(accuracy, n_questions, kappa=1.0):
@@ -49,13 +49,64 @@ def theory_se_difference(accuracy, n_questions, kappa=1.0):
     return np.sqrt(2 * prediction_var / n)[()]
 
 
+def accuracy_group_fits(correct, count, *, bins: int = 5, min_models: int = 2) -> list[dict]:
+    """Empirical-Bayes (mu, kappa) of groups of models of similar accuracy, samples pooled.
+
+    Models are sorted by accuracy and cut into ``min(bins, M // min_models)`` groups of (nearly)
+    equal size; within a group the models' samples on a question are pooled as draws of one u_i
+    (the theory's assumption that close models share question accuracies), and (mu, kappa) is
+    fitted by empirical Bayes on the pooled counts. This works with K = 1 per model, where a
+    per-model kappa is not identifiable.
+
+    Parameters
+    ----------
+    correct, count : array_like, shape (M, N)
+        Correct samples and samples per question of M models on N questions.
+    bins : int, default 5
+    min_models : int, default 2
+        Smallest group size (fewer models cannot be pooled into K >= 2).
+
+    Returns
+    -------
+    list of dict
+        Per group, lowest accuracy first: ``accuracy`` (mean over its models), ``mu``,
+        ``kappa``, ``status`` (the fit's kappa status), ``models`` (how many) and ``indices``
+        (their rows in ``correct``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = np.array([[1, 0, 1], [1, 1, 1], [0, 0, 1], [1, 1, 0]])
+    >>> [g["indices"].tolist() for g in accuracy_group_fits(c, np.ones_like(c), bins=2)]
+    [[2, 0], [3, 1]]
+    """
+    c, k = check_counts(correct, count, require_answered=True)
+    mask = k > 0
+    if c.ndim != 2:
+        raise ValueError("correct/count must be (models, questions)")
+    acc = (np.where(mask, c / np.where(mask, k, 1), 0).sum(axis=1)) / mask.sum(axis=1)
+    n_bins = max(1, min(int(bins), c.shape[0] // max(int(min_models), 1)))
+    parts = np.array_split(np.argsort(acc), n_bins)
+    pooled_c = np.array([c[part].sum(axis=0) for part in parts])
+    pooled_k = np.array([k[part].sum(axis=0) for part in parts])
+    fit = fit_empirical_bayes(pooled_c, pooled_k, warn=False)
+    return [
+        {
+            "accuracy": float(acc[part].mean()),
+            "mu": float(fit.mu[j]),
+            "kappa": float(fit.kappa[j]),
+            "models": int(part.size),
+            "status": str(fit.kappa_status[j]),
+            "indices": part,
+        }
+        for j, part in enumerate(parts)
+    ]
+
+
 def benchmark_kappa(correct, count, *, bins: int = 5, min_models: int = 2):
     """One kappa per benchmark, by pooling models of similar accuracy (the paper's Figure 6).
 
-    Models are sorted by accuracy and cut into ``bins`` groups of equal size; within a group the
-    models' samples on a question are pooled as draws of one u_i (the theory's assumption that
-    close models share question accuracies), and (mu, kappa) is fitted by empirical Bayes on the
-    pooled counts. This works with K = 1 per model, where a per-model kappa is not identifiable.
+    The median of the kappas of :func:`accuracy_group_fits`.
 
     Parameters
     ----------
@@ -71,7 +122,7 @@ def benchmark_kappa(correct, count, *, bins: int = 5, min_models: int = 2):
         Median of the estimated group kappas (groups at a kappa bound are used only when no
         group has an interior estimate).
     groups : list of dict
-        ``accuracy``, ``kappa``, ``models``, ``status`` per group.
+        :func:`accuracy_group_fits`.
 
     Examples
     --------
@@ -83,29 +134,7 @@ def benchmark_kappa(correct, count, *, bins: int = 5, min_models: int = 2):
     >>> bool(1.0 < kap < 2.0)
     True
     """
-    c, k = check_counts(correct, count, require_answered=True)
-    mask = k > 0
-    if c.ndim != 2:
-        raise ValueError("correct/count must be (models, questions)")
-    acc = (np.where(mask, c / np.where(mask, k, 1), 0).sum(axis=1)) / mask.sum(axis=1)
-    order = np.argsort(acc)
-    n_bins = max(1, min(int(bins), c.shape[0] // max(int(min_models), 1)))
-    groups = []
-    pooled_c, pooled_k = [], []
-    parts = np.array_split(order, n_bins)
-    for part in parts:
-        pooled_c.append(c[part].sum(axis=0))
-        pooled_k.append(k[part].sum(axis=0))
-    fit = fit_empirical_bayes(np.array(pooled_c), np.array(pooled_k), warn=False)
-    for j, part in enumerate(parts):
-        groups.append(
-            {
-                "accuracy": float(acc[part].mean()),
-                "kappa": float(fit.kappa[j]),
-                "models": int(part.size),
-                "status": str(fit.kappa_status[j]),
-            }
-        )
+    groups = accuracy_group_fits(correct, count, bins=bins, min_models=min_models)
     # groups whose kappa ran to a bound (e.g. a hard benchmark where most questions are never
     # solved: the 'u_i = 0' questions of the paper) say little about the Beta shape: use the
     # estimated groups when there are any

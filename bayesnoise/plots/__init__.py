@@ -17,7 +17,6 @@ PNG, SVG or PDF.
 from ._figure import save_figure
 from .arrange import (
     CLOSE_FACTOR,
-    accuracy_bins,
     close_pairs,
     heatmap_matrix,
     pair_matrix,
@@ -35,7 +34,6 @@ __all__ = [
     "CLOSE_FACTOR",
     "FOREST_SERIES",
     "MCMC_KINDS",
-    "accuracy_bins",
     "close_pairs",
     "heatmap_matrix",
     "model_accuracies",

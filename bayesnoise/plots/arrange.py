@@ -13,7 +13,6 @@ from bayesnoise.data import MODEL, QUESTION, scores
 
 __all__ = [
     "CLOSE_FACTOR",
-    "accuracy_bins",
     "close_pairs",
     "heatmap_matrix",
     "pair_matrix",
@@ -85,22 +84,6 @@ def heatmap_matrix(ds, accuracy) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         ease = np.nanmean(p, axis=0) if p.size else np.zeros(p.shape[1])
     question_order = np.argsort(-np.nan_to_num(ease, nan=-1.0), kind="stable")
     return p[np.ix_(model_order, question_order)].T, question_order, model_order
-
-
-def accuracy_bins(accuracy, bins: int = 5, min_models: int = 2) -> list[np.ndarray]:
-    """Model indices cut into groups of similar accuracy, lowest first.
-
-    The same grouping as :func:`bayesnoise.conjugate.benchmark_kappa`: models sorted by accuracy
-    and split into ``min(bins, M // min_models)`` groups of (nearly) equal size.
-
-    Examples
-    --------
-    >>> [g.tolist() for g in accuracy_bins([0.9, 0.1, 0.5, 0.3], bins=2)]
-    [[1, 3], [2, 0]]
-    """
-    acc = np.asarray(accuracy, float)
-    n_bins = max(1, min(int(bins), acc.size // max(int(min_models), 1)))
-    return np.array_split(np.argsort(acc), n_bins)
 
 
 def pooled_counts(correct, count, groups) -> tuple[np.ndarray, np.ndarray]:

@@ -5,19 +5,19 @@ from __future__ import annotations
 import numpy as np
 
 from ._figure import new_axes
-from .arrange import accuracy_bins, pooled_counts
+from .arrange import pooled_counts
 
 __all__ = ["plot_question_cdfs"]
 
 
-def plot_question_cdfs(ds, *, bins: int = 5, ax=None):
+def plot_question_cdfs(ds, *, bins: int = 5, groups=None, ax=None):
     """Empirical CDF of per-question accuracy per accuracy bin, with its fitted Beta CDF.
 
-    Models are sorted by accuracy and cut into groups (:func:`accuracy_bins`, the grouping of
-    :func:`bayesnoise.conjugate.benchmark_kappa`); within a group the samples on each question are
-    pooled (:func:`pooled_counts`) and p_i = pooled correct / pooled samples. Solid steps: the
-    empirical CDF of p_i; dots: the CDF of Beta(mu kappa, (1 - mu) kappa) with (mu, kappa) fitted
-    to the pooled counts by :func:`bayesnoise.conjugate.fit_empirical_bayes`. The Beta describes
+    The groups and their fits are :func:`bayesnoise.conjugate.accuracy_group_fits` (the ones
+    :func:`bayesnoise.conjugate.benchmark_kappa` summarises): models sorted by accuracy and cut
+    into groups, the samples on each question pooled within a group (:func:`pooled_counts`),
+    p_i = pooled correct / pooled samples. Solid steps: the empirical CDF of p_i; dots: the CDF
+    of Beta(mu kappa, (1 - mu) kappa) with the group's empirical-Bayes (mu, kappa). The Beta describes
     the question accuracies u_i; p_i adds binomial noise, so the steps are a little wider than
     the dots when the pooled number of samples per question is small.
 
@@ -26,6 +26,9 @@ def plot_question_cdfs(ds, *, bins: int = 5, ax=None):
     ds : xarray.Dataset
         Whole numbers correct out of K (as for the Beta-Binomial model).
     bins : int, default 5
+    groups : list of dict, optional
+        Already computed :func:`bayesnoise.conjugate.accuracy_group_fits` of ``ds`` (e.g. the
+        second value of :func:`bayesnoise.conjugate.benchmark_kappa`); ``bins`` is then unused.
     ax : matplotlib.axes.Axes, optional
 
     Returns
@@ -45,15 +48,15 @@ def plot_question_cdfs(ds, *, bins: int = 5, ax=None):
     """
     from scipy import stats
 
-    from bayesnoise.conjugate import fit_empirical_bayes
+    from bayesnoise.conjugate import accuracy_group_fits
     from bayesnoise.data import beta_binomial_counts
     from bayesnoise.frequentist import model_noise
 
     c, k = beta_binomial_counts(ds)
+    if groups is None:
+        groups = accuracy_group_fits(c, k, bins=bins)
+    pc, pk = pooled_counts(c, k, [g["indices"] for g in groups])
     accuracy = model_noise(ds)["accuracy"].to_numpy()
-    groups = accuracy_bins(accuracy, bins)
-    pc, pk = pooled_counts(c, k, groups)
-    fit = fit_empirical_bayes(pc, pk, warn=False)
     ax = new_axes(ax)
     grid = np.linspace(0.0, 1.0, 21)
     for j, group in enumerate(groups):
@@ -61,9 +64,11 @@ def plot_question_cdfs(ds, *, bins: int = 5, ax=None):
         p = np.sort(pc[j][answered] / pk[j][answered])
         steps = np.arange(1, p.size + 1) / p.size
         color = f"C{j % 10}"
-        lo, hi = accuracy[group].min(), accuracy[group].max()
-        mu, kap = fit.mu[j], fit.kappa[j]
-        label = f"acc {lo:.2f}-{hi:.2f} ({group.size} models): Beta mu={mu:.2f}, kappa={kap:.2g}"
+        lo, hi = accuracy[group["indices"]].min(), accuracy[group["indices"]].max()
+        mu, kap = group["mu"], group["kappa"]
+        label = (
+            f"acc {lo:.2f}-{hi:.2f} ({group['models']} models): Beta mu={mu:.2f}, kappa={kap:.2g}"
+        )
         ax.step(p, steps, where="post", color=color, lw=1.5, label=label, gid=f"empirical-{j}")
         cdf = stats.beta.cdf(grid, mu * kap, (1 - mu) * kap)
         ax.plot(grid, cdf, "o", color=color, ms=4, gid=f"beta-{j}")

@@ -95,7 +95,7 @@ def _figures(section: Section, ds, paired_ds, close, step) -> None:
             "cdf",
             "Per-question accuracy CDFs of models grouped by accuracy against their fitted "
             "Beta distributions (paper Figure 6).",
-            lambda: plots.plot_question_cdfs(ds),
+            lambda: plots.plot_question_cdfs(ds, groups=section.data["groups"]),
         )
         if "here_bayes_low" in models.columns:
             add(
@@ -200,7 +200,10 @@ def benchmark_section(
         section.data["components"] = typical_components(close)
     section.summary = summary(ds, models, pairs, close if close is not None else pairs)
     section.data["close"] = close
-    section.data["kappa"] = _benchmark_kappa(paired_ds if paired_ds is not None else ds)
+    kappa_ds = paired_ds if paired_ds is not None else ds
+    section.data["kappa"], groups = _benchmark_kappa(kappa_ds)
+    # the CDF figure shows the same group fits when it draws the same questions
+    section.data["groups"] = groups if kappa_ds.sizes == ds.sizes else None
     _match_references(section, ds, models_dir)
     if figures:
         _figures(section, ds, paired_ds, close, progress or (lambda text: None))
@@ -214,9 +217,9 @@ def _benchmark_kappa(ds):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return benchmark_kappa(*beta_binomial_counts(ds))[0]
+            return benchmark_kappa(*beta_binomial_counts(ds))
     except ValueError:  # DataError (fractional scores) or kappa not identifiable
-        return None
+        return None, None
 
 
 def _match_references(section, ds, models_dir) -> None:
@@ -229,7 +232,6 @@ def _match_references(section, ds, models_dir) -> None:
         return
     section.references = reference_rows(str(ds.attrs.get("benchmark", "")), None, models_dir)
     close = section.data["close"]
-    section.references = reference_rows(str(ds.attrs.get("benchmark", "")), None, models_dir)
     here = {
         "questions": section.summary.get("questions every model answered", ds.sizes["question"]),
         "k": section.summary["samples per question (K)"],
