@@ -15,6 +15,7 @@ import pandas as pd
 
 from bayesnoise._common import check_confidence_level, tail_probabilities, triu_pairs
 from bayesnoise.data import MODEL, complete
+from bayesnoise.frequentist import bootstrap_means
 
 __all__ = ["RANK_COLUMNS", "RANK_METHODS", "bootstrap_means", "rank_summary", "rank_table"]
 
@@ -28,30 +29,6 @@ RANK_COLUMNS = [
     "rank_high",
     "in_top_group",
 ]
-
-
-def bootstrap_means(p, *, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """Paired bootstrap draws of the M models' mean scores, shape (M, n_boot).
-
-    Each replicate draws multinomial question weights once and takes every model's mean as one
-    matrix product (weights @ p.T / N), so all models see the same resampled questions.
-
-    Examples
-    --------
-    >>> p = np.array([[1.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 1.0]])
-    >>> draws = bootstrap_means(p, n_boot=500, rng=np.random.default_rng(0))
-    >>> draws.shape, bool(np.all(draws[0] >= draws[1]))
-    ((2, 500), True)
-    """
-    p = np.atleast_2d(np.asarray(p, dtype=float))
-    n = p.shape[-1]
-    out = np.empty((p.shape[0], n_boot))
-    chunk = max(1, 2**21 // max(n, 1))
-    for start in range(0, n_boot, chunk):
-        rows = min(chunk, n_boot - start)
-        weights = rng.multinomial(n, np.full(n, 1.0 / n), size=rows).astype(float)
-        out[:, start : start + rows] = (weights @ p.T).T / n
-    return out
 
 
 def rank_summary(draws, center, *, confidence_level: float = 0.95) -> dict[str, np.ndarray]:
@@ -133,7 +110,7 @@ def rank_table(
     ds : xarray.Dataset
         From :func:`bayesnoise.load`, at least two models.
     method : {"bootstrap", "bayes"}
-        ``"bootstrap"``: paired bootstrap over questions (:func:`bootstrap_means`), ranks of
+        ``"bootstrap"``: paired bootstrap over questions (:func:`bayesnoise.frequentist.bootstrap_means`), ranks of
         the population accuracies. ``"bayes"``: conjugate posterior draws of ubar, ranks on
         these questions (0/1 scores only).
     draws : int, default 4000

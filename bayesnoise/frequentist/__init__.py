@@ -1,6 +1,7 @@
 """Frequentist noise estimators: numpy core in ``_core``, score intervals in ``intervals``, table
 wrappers in ``noise``."""
 
+from bayesnoise.frequentist._core import bootstrap_means
 from bayesnoise.frequentist.arena import ARENA_COLUMNS, arena_summary
 from bayesnoise.frequentist.cluster import (
     CLUSTER_COLUMNS,
@@ -64,6 +65,7 @@ __all__ = [
     "PairedTestResult",
     "accuracy_interval",
     "arena_summary",
+    "bootstrap_means",
     "cluster_codes",
     "cluster_minimum_detectable_difference",
     "cluster_noise",

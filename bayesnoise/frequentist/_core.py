@@ -338,18 +338,38 @@ def mcnemar_pvalue(wins_a, wins_b, *, continuity: bool = True) -> np.ndarray:
     return special.erfc(np.sqrt(chi2 / 2.0))  # chi-square(1) survival function
 
 
-def bootstrap_cov(p, *, n_boot: int = 1000, rng: np.random.Generator) -> np.ndarray:
-    """Covariance (M x M) of the models' mean scores under resampling questions with replacement.
+def bootstrap_means(p, *, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """Paired bootstrap draws of the M models' mean scores, shape (M, n_boot).
 
-    All models are resampled on the same questions (paired). Vectorised: the resamples are a
-    (n_boot, N) matrix of multinomial counts, and the resampled means are one matrix product.
-    The bootstrap SE of a difference is sqrt(C_aa + C_bb - 2 C_ab).
+    Each replicate draws multinomial question weights once and takes every model's mean as one
+    matrix product (weights @ p.T / N), so all models see the same resampled questions; the
+    replicates are made in blocks of about 2^21 weights to bound memory.
+
+    Examples
+    --------
+    >>> p = np.array([[1.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 1.0]])
+    >>> draws = bootstrap_means(p, n_boot=500, rng=np.random.default_rng(0))
+    >>> draws.shape, bool(np.all(draws[0] >= draws[1]))
+    ((2, 500), True)
     """
-    p = np.atleast_2d(p)
+    p = np.atleast_2d(np.asarray(p, dtype=float))
     n = p.shape[-1]
-    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot).astype(float)
-    means = counts @ p.T / n  # (n_boot, M)
-    return np.cov(means, rowvar=False, ddof=1).reshape(p.shape[0], p.shape[0])
+    out = np.empty((p.shape[0], n_boot))
+    chunk = max(1, 2**21 // max(n, 1))
+    for start in range(0, n_boot, chunk):
+        rows = min(chunk, n_boot - start)
+        weights = rng.multinomial(n, np.full(n, 1.0 / n), size=rows).astype(float)
+        out[:, start : start + rows] = (weights @ p.T).T / n
+    return out
+
+
+def bootstrap_cov(p, *, n_boot: int = 1000, rng: np.random.Generator) -> np.ndarray:
+    """Covariance (M x M) of the models' mean scores under resampling questions with replacement
+    (paired: :func:`bootstrap_means`). The bootstrap SE of a difference is
+    sqrt(C_aa + C_bb - 2 C_ab)."""
+    p = np.atleast_2d(p)
+    means = bootstrap_means(p, n_boot=n_boot, rng=rng)
+    return np.cov(means, ddof=1).reshape(p.shape[0], p.shape[0])
 
 
 def se(var, n) -> np.ndarray:
