@@ -9,6 +9,9 @@ paired 2 x 2 table) at an *effective* number of questions, which equals the true
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
+
+from bayesnoise.frequentist import _core
 
 # A variance is "zero up to rounding" when var <= ZERO_RTOL * scale**2, scale being the largest
 # |score| involved (1 for scores in [0, 1]): float sums of N scores carry a relative error of
@@ -29,6 +32,22 @@ def is_zero_variance(var, scale=1.0) -> np.ndarray:
     scale = np.asarray(scale, dtype=float)
     with np.errstate(invalid="ignore"):
         return var <= ZERO_RTOL * scale * scale
+
+
+def pair_z(difference, var_mean, n, scale):
+    """``(se_mean, z, flat)`` of all pair differences: se_mean = sqrt(var_mean / n) and
+    z = difference / se_mean, NaN where var_mean is zero up to rounding (``flat``,
+    :func:`is_zero_variance` at the larger |score| scale of the two models; ``scale`` is per
+    model)."""
+    se_mean = _core.se(var_mean, n)
+    flat = is_zero_variance(var_mean, np.maximum.outer(scale, scale))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return se_mean, np.where(flat, np.nan, difference / se_mean), flat
+
+
+def normal_pvalue(z):
+    """Two-sided p-value of a standard normal statistic, P(|Z| >= |z|) (NaN stays NaN)."""
+    return special.erfc(np.abs(z) / np.sqrt(2.0))
 
 
 def wilson(p, n, z):

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import xarray as xr
-from scipy import special
 
-from bayesnoise.frequentist import _core
+from bayesnoise.frequentist import _core, _score
 from bayesnoise.frequentist.intervals import (
     accuracy_interval,
     difference_interval,
@@ -261,7 +260,7 @@ def pair_pvalues(p, z, wins, *, n_permutations: int = 0, rng=None) -> dict[str, 
     mcnemar = np.ones_like(wins)
     mcnemar[iu] = mcnemar.T[iu] = _core.mcnemar_pvalue(wins[iu], wins.T[iu])  # symmetric
     out = {
-        "p_value": special.erfc(np.abs(z) / np.sqrt(2.0)),
+        "p_value": _score.normal_pvalue(z),
         "questions_a_above": above,
         "p_sign_questions": _core.sign_test_pvalue(above, above.T),
         "p_sign_one_sample": _core.sign_test_pvalue(wins, wins.T),

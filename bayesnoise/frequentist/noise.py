@@ -206,13 +206,10 @@ def pair_noise_dataset(
     comps = _core.pair_components(p, w, k, correction=correction)
     n = comps["n"]
     wins = comps["wins"]
-    se_mean = _core.se(comps["var_mean"], n)
-    scale = comps["model"]["scale"]
     # No z from a variance that is zero up to rounding: var <= 1e-12 * scale^2, scale the
     # largest |score| of the two models (see _score.ZERO_RTOL).
-    flat = _score.is_zero_variance(comps["var_mean"], np.maximum.outer(scale, scale))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = np.where(flat, np.nan, comps["difference"] / se_mean)
+    scale = comps["model"]["scale"]
+    se_mean, z, flat = _score.pair_z(comps["difference"], comps["var_mean"], n, scale)
     dims = (MODEL_A, MODEL_B)
     names = ds[MODEL].values.astype(str)
     rng = np.random.default_rng(random_seed) if n_permutations > 0 else None

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import xarray as xr
-from scipy import stats
 
 from bayesnoise._common import ConfidenceInterval
 from bayesnoise.data import MODEL, complete
@@ -191,7 +190,7 @@ def paired_test(
         stat = pvalue = np.nan
         if not _score.is_zero_variance(se * se, scale):
             stat = diff / se
-            pvalue = float(2 * stats.norm.sf(abs(stat)))
+            pvalue = float(_score.normal_pvalue(stat))
     if method == "bootstrap" and np.isnan(stat):  # (pair_noise_dataset says so for "z")
         warnings.warn(
             f"{model_a} - {model_b}: no z; the variance of the difference (bootstrap SE {se:.3g}) "

@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import xarray as xr
-from scipy import special
 
 from bayesnoise._common import fmt_value, pair_table, triu_pairs
 from bayesnoise.data import (
@@ -218,11 +217,7 @@ def passk_pairs(
     values, count = _passk_cells(ds, k)
     comps = _core.pair_components(values, np.zeros(values.shape), count)
     n = comps["n"]
-    se = _core.se(comps["var_mean"], n)
-    scale = comps["model"]["scale"]
-    flat = _score.is_zero_variance(comps["var_mean"], np.maximum.outer(scale, scale))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = np.where(flat, np.nan, comps["difference"] / se)
+    se, z, _ = _score.pair_z(comps["difference"], comps["var_mean"], n, comps["model"]["scale"])
     acc = comps["model"]["accuracy"]
     df = pair_table(
         ds[MODEL].values,
@@ -230,7 +225,7 @@ def passk_pairs(
             "difference": comps["difference"],
             "se_mean": se,
             "z": z,
-            "p_value": special.erfc(np.abs(z) / np.sqrt(2.0)),
+            "p_value": _score.normal_pvalue(z),
         },
         per_model={"pass_at_k": acc},
     )
