@@ -1,29 +1,48 @@
 """Acceptance simulation of the decision tables: size and power of every p-value the ``pairs``
-table prints, family-wise error of Holm and of the simultaneous max-|T| intervals, and
-calibration of P(best) from ``ranks``.
+table prints, family-wise error of Holm and of the simultaneous intervals (P(best) calibration:
+benchmarks/simulation_ranks.py).
 
 Models are correlated through a shared per-question difficulty: logit u_m,i = theta_i + e_m,i +
 s_m, theta_i ~ Normal(0, 1.5^2), e_m,i ~ Normal(0, 1.5^2 (1 - rho) / rho), rho = 0.8 (the logit
 correlation of two models); questions are drawn afresh from this population in each replicate,
 so the target is the population difference. Under the null the models are exchangeable (s equal),
 so every test's null (mean, median, symmetry of d_i) holds. Each rate is printed with its binomial
-Monte Carlo SE; a test rejects when p <= 0.05. Run: .venv/bin/python benchmarks/simulation_pvalues.py [--reps R]
+Monte Carlo SE; a test rejects when p <= 0.05.
+
+"before" columns recompute what the package did before the small-sample fixes, in the same
+replicates: the normal reference of z (ddof-0 SE) and max-|Z| over the joint normal with the
+ddof-0 SEs.
+
+Vectorised: the p-value table stacks ``--block`` independent replicates as 2 x block models of
+one pair table and reads only each replicate's own pair (rows 2 r, 2 r + 1); the permutation
+test's random sign vectors are shared within a block (each replicate's p-value is still exact).
+
+Run: timeout 3000 .venv/bin/python benchmarks/simulation_pvalues.py [--reps R] [--family-reps F]
 """
 
 import argparse
-import itertools
+import os
 import time
 import warnings
 
 import numpy as np
+from scipy import stats
 
-from bayesnoise.compare import adjust_pvalues, rank_table, simultaneous_intervals
+from bayesnoise.compare import adjust_pvalues, max_abs_t_draws, simultaneous_intervals
 from bayesnoise.data import from_arrays
 from bayesnoise.frequentist import pair_noise_dataset
 
 RHO, SD_THETA = 0.8, 1.5
-TESTS = ("p_value", "p_sign_questions", "p_permutation")
 PERMUTATIONS = 199  # (1 + hits) / 200 <= 0.05 exactly when hits <= 9: an exact 5% test
+# printed by default, with --permutations, with --one-sample-tests; then the old reference of z
+TESTS = (
+    "p_value",
+    "p_sign_questions",
+    "p_permutation",
+    "p_sign_one_sample",
+    "p_mcnemar_one_sample",
+    "z normal (before)",
+)
 
 
 def expit(x):
@@ -38,11 +57,11 @@ def draw_u(rng, shifts, n, reps):
 
 
 def population_means(shifts, rng, size=2_000_000):
-    """Population accuracies of the models (MC with 2e6 questions: SE < 3e-4)."""
+    """Population accuracies of the models (MC with 2e6 questions: SE of a difference < 1e-4)."""
     return draw_u(rng, shifts, size, 1)[0].mean(axis=-1)
 
 
-def shift_for(difference, rng):
+def shift_for(difference):
     """Logit shift s giving model a a population accuracy ``difference`` above model b."""
     lo, hi = 0.0, 2.0
     for _ in range(30):
@@ -54,128 +73,111 @@ def shift_for(difference, rng):
 
 def rate(hits, reps):
     p = hits / reps
-    return f"{p:.3f} ± {np.sqrt(max(p * (1 - p), 1e-12) / reps):.3f}"
+    return f"{p:.4f} ± {np.sqrt(max(p * (1 - p), 1e-12) / reps):.4f}"
 
 
-def pvalue_table(reps, rng):
+def pair_pvalues(rng, shifts, n, k, reps, block):
+    """All TESTS' p-values of ``reps`` independent pairs, (len(TESTS), reps)."""
+    out = []
+    for start in range(0, reps, block):
+        r = min(block, reps - start)
+        correct = rng.binomial(k, draw_u(rng, shifts, n, r)).reshape(2 * r, n)
+        mat = pair_noise_dataset(
+            from_arrays(correct, np.full(correct.shape, k)),
+            n_permutations=PERMUTATIONS,
+            random_seed=int(rng.integers(2**31)),
+        )
+        ia, ib = np.arange(0, 2 * r, 2), np.arange(1, 2 * r, 2)
+        cols = [mat[name].values[ia, ib] for name in TESTS[:-1]]
+        cols.append(2 * stats.norm.sf(np.abs(mat["z"].values[ia, ib])))
+        out.append(np.stack(cols))
+    return np.concatenate(out, axis=1)
+
+
+def pvalue_table(reps, block, rng):
+    print(f"Size and power at p <= 0.05, {reps} replicates per row (exchangeable null; power at")
+    print("the stated population difference). Columns: printed by default (p_value,")
+    print("p_sign_questions), with --permutations (p_permutation, 199 sign flips), with")
+    print("--one-sample-tests (Eval-Arena's one-sample-level tests); last: the normal reference")
+    print("of z that p_value used before.\n")
     print("| K | N | truth | " + " | ".join(TESTS) + " |")
     print("|---|---|---|" + "---|" * len(TESTS))
     for k in (1, 10):
         for n in (100, 800):
             delta = 0.06 if n == 100 else 0.02
-            s = shift_for(delta, rng)
+            s = shift_for(delta)
             for label, shifts in (("null", [0.0, 0.0]), (f"diff {delta}", [s, 0.0])):
-                u = draw_u(rng, shifts, n, reps)
-                correct = rng.binomial(k, u)
-                hits = dict.fromkeys(TESTS, 0)
-                for r in range(reps):
-                    mat = pair_noise_dataset(
-                        from_arrays(correct[r], np.full((2, n), k)),
-                        n_permutations=PERMUTATIONS,
-                        random_seed=r,
-                    )
-                    for name in TESTS:
-                        hits[name] += float(mat[name][0, 1]) <= 0.05
-                cells = " | ".join(rate(hits[t], reps) for t in TESTS)
+                p = pair_pvalues(rng, shifts, n, k, reps, block)
+                hits = np.sum(p <= 0.05, axis=1)
+                cells = " | ".join(rate(h, reps) for h in hits)
                 print(f"| {k} | {n} | {label} | {cells} |", flush=True)
 
 
-def family_table(reps, rng):
+def family_table(reps, draws, rng, ns=(100, 800)):
     """Five models, shifts (0, 0, 0, 0.15, 0.3): three null pairs among ten."""
     shifts = [0.0, 0.0, 0.0, 0.15, 0.3]
     truth = population_means(shifts, np.random.default_rng(2))
     ia, ib = np.triu_indices(5, k=1)
     true_diff = truth[ia] - truth[ib]
     null = np.array([shifts[a] == shifts[b] for a, b in zip(ia, ib, strict=True)])
+    print(f"\nFamily-wise error, 5 models (logit shifts {shifts}), {reps} replicates per row;")
+    print(f"critical values from {draws} seeded draws per replicate. Holm: any of the 3 null pairs")
+    print("rejected (Holm over the 10 p_value). Non-coverage: any of the 10 intervals misses its")
+    print("population difference. max-T (before): max-|Z| over the joint normal, ddof-0 SEs.\n")
     print(
-        "\n| K | N | Holm FWER (3 null pairs of 10) | max-T non-coverage (all 10) | "
-        "Bonferroni non-coverage | mean c max-T / Bonferroni |"
+        "| K | N | Holm FWER | max-T non-coverage | max-T (before) | Bonferroni non-coverage | "
+        "c max-T ± its MC SE / Bonferroni (t scale) |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     for k in (1, 10):
-        for n in (100, 800):
-            u = draw_u(rng, shifts, n, reps)
-            correct = rng.binomial(k, u)
-            holm = maxt = bonf = 0
-            cs = []
+        for n in ns:
+            correct = rng.binomial(k, draw_u(rng, shifts, n, reps))
+            holm = maxt = before = bonf = 0
+            cs, mcses = [], []
             for r in range(reps):
                 ds = from_arrays(correct[r], np.full((5, n), k))
                 mat = pair_noise_dataset(ds)
                 p = adjust_pvalues(mat["p_value"].values[ia, ib], "holm")
                 holm += bool(np.any(p[null] <= 0.05))
-                for method in ("max-t", "bonferroni"):
-                    out = simultaneous_intervals(ds, method=method, n_draws=20_000, random_seed=r)
-                    miss = np.any(
-                        (out["simultaneous_low"] > true_diff)
-                        | (out["simultaneous_high"] < true_diff)
-                    )
-                    if method == "max-t":
-                        maxt += bool(miss)
-                        cs.append(out.attrs["critical_value"])
-                    else:
-                        bonf += bool(miss)
-                        cb = out.attrs["critical_value"]
+                out = simultaneous_intervals(ds, n_draws=draws, random_seed=r)
+                diff, se = out["difference"].to_numpy(), out["se_mean"].to_numpy()
+                error = np.abs(diff - true_diff)
+                maxt += bool(np.any(error > (out["simultaneous_high"] - diff)))
+                scale = out.attrs["se_scale"]
+                bonf += bool(np.any(error > out.attrs["bonferroni_critical_value"] * scale * se))
+                cs.append(out.attrs["critical_value"])
+                mcses.append(out.attrs["critical_value_mcse"])
+                # before: c from max |Z| with known covariance, the ddof-0 covariance of the means
+                score = correct[r] / k
+                cov = np.cov(score, ddof=0) / n
+                z_max = max_abs_t_draws(cov, n_draws=draws, rng=np.random.default_rng(r))
+                before += bool(np.any(error > np.quantile(z_max, 0.95) * se))
+            cb = out.attrs["bonferroni_critical_value"]
             print(
-                f"| {k} | {n} | {rate(holm, reps)} | {rate(maxt, reps)} | {rate(bonf, reps)} | "
-                f"{np.mean(cs):.3f} / {cb:.3f} |",
+                f"| {k} | {n} | {rate(holm, reps)} | {rate(maxt, reps)} | {rate(before, reps)} | "
+                f"{rate(bonf, reps)} | {np.mean(cs):.3f} ± {np.mean(mcses):.3f} / {cb:.3f} |",
                 flush=True,
             )
 
 
-def calibration_table(reps, rng, n=200, k=5, draws=1000):
-    """P(best) of all models pooled, binned, against how often the model is the true best."""
-    edges = np.array([0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0 + 1e-9])
-    print(f"\nP(best) calibration, 4 models, N = {n}, K = {k}, logit shifts ~ Normal(0, 0.15^2)")
-    print("| method | truth | bin | models | mean P(best) | frequency best |")
-    print("|---|---|---|---|---|---|")
-    for method in ("bootstrap", "bayes"):
-        pred, hit = [], []
-        for r in range(reps):
-            shifts = rng.normal(0, 0.15, size=4)
-            u = draw_u(rng, shifts, n, 1)[0]
-            correct = rng.binomial(k, u)
-            if method == "bootstrap":
-                best = np.argmax(population_means(shifts, rng, 200_000))
-            else:
-                best = np.argmax(u.mean(axis=-1))  # on these questions
-            names = [f"m{j}" for j in range(4)]
-            table = (
-                rank_table(
-                    from_arrays(correct, np.full((4, n), k), models=names),
-                    method=method,
-                    draws=draws,
-                    random_seed=r,
-                )
-                .set_index("model")
-                .loc[names]
-            )
-            pred.extend(table["p_best"])
-            hit.extend(np.arange(4) == best)
-        pred, hit = np.array(pred), np.array(hit, dtype=float)
-        about = "population" if method == "bootstrap" else "these questions"
-        for lo, hi in itertools.pairwise(edges):
-            sel = (pred >= lo) & (pred < hi)
-            if sel.sum():
-                print(
-                    f"| {method} | {about} | [{lo:.1f}, {min(hi, 1):.1f}) | {sel.sum()} | "
-                    f"{pred[sel].mean():.3f} | {rate(hit[sel].sum(), sel.sum())} |"
-                )
-
-
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--reps", type=int, default=2000)
-    ap.add_argument("--family-reps", type=int, default=1000)
-    ap.add_argument("--calibration-reps", type=int, default=500)
+    ap.add_argument("--reps", type=int, default=10_000)
+    ap.add_argument("--block", type=int, default=100, help="replicates per stacked pair table")
+    ap.add_argument("--family-reps", type=int, default=2000)
+    ap.add_argument("--draws", type=int, default=5000, help="max-T draws per replicate")
+    ap.add_argument("--skip-pvalues", action="store_true")
+    ap.add_argument("--family-n", type=int, nargs="+", default=[100, 800])
     args = ap.parse_args()
     rng = np.random.default_rng(20240611)
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # K = 1: the split is not identifiable (irrelevant here)
-        pvalue_table(args.reps, rng)
-        family_table(args.family_reps, rng)
-        calibration_table(args.calibration_reps, rng)
-    print(f"\n{time.perf_counter() - start:.0f} s")
+        if not args.skip_pvalues:
+            pvalue_table(args.reps, args.block, rng)
+        family_table(args.family_reps, args.draws, rng, args.family_n)
+    load = os.getloadavg()[0]
+    print(f"\n{time.perf_counter() - start:.0f} s (load average {load:.1f}, 2 cores)")
 
 
 if __name__ == "__main__":

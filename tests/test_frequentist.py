@@ -194,7 +194,9 @@ def test_paired_test_result_object():
     assert wald.high - wald.low == pytest.approx(2 * 1.959963984540054 * res.se, rel=1e-12)
     # the default score interval is Tango's here (K = 1): close to Wald at N = 300
     assert ci95.high - ci95.low == pytest.approx(wald.high - wald.low, rel=0.01)
-    assert res.pvalue == pytest.approx(2 * stats.norm.sf(abs(res.statistic)), rel=1e-12)
+    # z with the ddof-0 SE, p-value of the paired t test (ddof-1 SE, N - 1 = 299 df)
+    t = abs(res.statistic) * np.sqrt(299 / 300)
+    assert res.pvalue == pytest.approx(2 * stats.t.sf(t, 299), rel=1e-12)
     with pytest.raises(KeyError, match="no model 'zz'"):
         paired_test(ds, "x", "zz")
     with pytest.raises(ValueError, match="method must be"):

@@ -49,13 +49,16 @@ def test_permutation_pvalue_matches_full_enumeration():
     assert abs(ours - exact) <= 4 * np.sqrt(exact * (1 - exact) / b) + 1 / b
 
 
-def test_p_value_is_normal_p_of_z_and_k1_sign_tests_coincide():
+def test_p_value_is_the_paired_t_test_and_k1_sign_tests_coincide():
     rng = np.random.default_rng(12)
     ds = _ds(rng, m=3, n=200, k=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # K = 1: split not identifiable
         df = pair_noise(ds)
-    np.testing.assert_allclose(df["p_value"], 2 * stats.norm.sf(np.abs(df["z"])), rtol=1e-12)
+    # z uses the ddof-0 SE; p_value is the paired t test (ddof-1 SE, N - 1 df)
+    np.testing.assert_allclose(
+        df["p_value"], 2 * stats.t.sf(np.abs(df["z"]) * np.sqrt(199 / 200), 199), rtol=1e-12
+    )
     # with 0/1 scores and K = 1, d_i in {-1, 0, 1}: both sign tests count the same questions
     np.testing.assert_array_equal(df["p_sign_questions"], df["p_sign_one_sample"])
 

@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import special, stats
+from scipy import stats
 
 from bayesnoise.compare import max_abs_t_draws, simultaneous_intervals
 from bayesnoise.data import from_arrays
@@ -16,15 +16,17 @@ def _ds(rng, m=4, n=300, k=5):
     return from_arrays(rng.binomial(k, u), np.full((m, n), k))
 
 
-def test_one_pair_critical_value_is_the_normal_quantile():
+def test_one_pair_critical_value_is_the_t_quantile():
     rng = np.random.default_rng(20)
-    ds = _ds(rng, m=2)
+    ds = _ds(rng, m=2)  # N = 300 questions
     out = simultaneous_intervals(ds, n_draws=200_000, random_seed=1)
-    # one pair: max |Z| = |Z|; 4 Monte Carlo SEs of the quantile
+    # one pair: max |T| = |T|, Student t with N - 1 df; 4 Monte Carlo SEs of the quantile
+    t975 = stats.t.ppf(0.975, 299)
     assert out.attrs["critical_value"] == pytest.approx(
-        1.959963984540054, abs=4 * out.attrs["critical_value_mcse"]
+        t975, abs=4 * out.attrs["critical_value_mcse"]
     )
-    assert out.attrs["bonferroni_critical_value"] == pytest.approx(1.959963984540054, rel=1e-12)
+    assert out.attrs["bonferroni_critical_value"] == pytest.approx(t975, rel=1e-12)
+    assert out.attrs["df"] == 299 and out.attrs["se_scale"] == pytest.approx(np.sqrt(300 / 299))
 
 
 def test_max_t_critical_value_is_tukeys_for_independent_equal_models():
@@ -44,10 +46,10 @@ def test_intervals_bonferroni_and_pvalues():
     bonf = simultaneous_intervals(ds, method="bonferroni")
     pairs = pair_noise(ds, adjust="bonferroni")
     assert maxt.attrs["family_size"] == 10
-    c_b = special.ndtri(1 - 0.05 / 20)
+    c_b = stats.t.ppf(1 - 0.05 / 20, 299)  # N = 300 questions, t scale
     assert bonf.attrs["critical_value"] == pytest.approx(c_b, rel=1e-12)
-    np.testing.assert_allclose(
-        bonf["simultaneous_high"] - bonf["difference"], c_b * bonf["se_mean"]
+    np.testing.assert_allclose(  # half-width c se_t, se_t the ddof-1 SE
+        bonf["simultaneous_high"] - bonf["difference"], c_b * np.sqrt(300 / 299) * bonf["se_mean"]
     )
     np.testing.assert_allclose(bonf["p_simultaneous"], pairs["p_adjusted"], rtol=1e-12)
     # max-T uses the correlation: narrower than Bonferroni, wider than one interval

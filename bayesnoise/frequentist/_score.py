@@ -50,6 +50,76 @@ def normal_pvalue(z):
     return special.erfc(np.abs(z) / np.sqrt(2.0))
 
 
+def paired_t_statistic(z, n):
+    """The paired t statistic of a difference from its z.
+
+    ``z`` = mean / sqrt(var_0(d) / n) uses the ddof-0 variance of the n per-question
+    differences d_i (the ``se_mean`` of the pairs table); t uses the ddof-1 variance, so
+    t = z sqrt((n - 1) / n).
+
+    Parameters
+    ----------
+    z : array_like
+        difference / se_mean.
+    n : int or array_like
+        Number of questions.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> a, b = np.array([1.0, 0.5, 0.75, 1.0, 0.25]), np.array([0.5, 0.5, 0.25, 1.0, 0.0])
+    >>> d = a - b
+    >>> z = d.mean() / np.sqrt(d.var() / d.size)
+    >>> bool(np.isclose(paired_t_statistic(z, 5), stats.ttest_rel(a, b).statistic))
+    True
+    """
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(z, dtype=float) * np.sqrt((n - 1.0) / n)
+
+
+def paired_t_pvalue(z, n):
+    """Two-sided p-value of a paired difference over ``n`` questions: the paired t test.
+
+    The difference of the K-averaged scores is the mean of the n per-question differences d_i.
+    Its ``z`` (ddof-0 SE, as in the all-the-noises tables) is rescaled to the t statistic with
+    the ddof-1 SE (:func:`paired_t_statistic`) and referred to Student t with n - 1 degrees of
+    freedom: exact for normal d_i, and the p-value of ``scipy.stats.ttest_rel``. The normal
+    reference of z is anti-conservative (it rejected a true null 5.4% of the time at n = 100,
+    5.0% with this reference); the two agree as n grows.
+
+    Parameters
+    ----------
+    z : array_like
+        difference / se_mean (NaN where that variance is zero: stays NaN).
+    n : int or array_like
+        Number of questions (NaN p-value for n < 2).
+
+    Returns
+    -------
+    numpy.ndarray
+        Two-sided p-values.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> a, b = np.array([1.0, 0.5, 0.75, 1.0, 0.25]), np.array([0.5, 0.5, 0.25, 1.0, 0.0])
+    >>> d = a - b
+    >>> z = d.mean() / np.sqrt(d.var() / d.size)
+    >>> bool(np.isclose(paired_t_pvalue(z, d.size), stats.ttest_rel(a, b).pvalue, rtol=1e-12))
+    True
+    """
+    n = np.asarray(n, dtype=float)
+    t = paired_t_statistic(z, n)
+    with np.errstate(invalid="ignore"):
+        df = np.where(n >= 2, n - 1.0, np.nan)
+    return 2.0 * special.stdtr(df, -np.abs(t))
+
+
 def wilson(p, n, z):
     """Wilson score interval of a proportion ``p`` observed on ``n`` (possibly non-integer) trials."""
     p, n = np.asarray(p, dtype=float), np.asarray(n, dtype=float)
