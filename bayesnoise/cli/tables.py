@@ -93,6 +93,7 @@ def _pairs(args: argparse.Namespace):
         confidence_level=args.confidence_level,
         adjust=args.adjust,
         n_permutations=args.permutations,
+        progress=not args.quiet,
     )
     tests = _present(df, "p_permutation")
     if args.one_sample_tests:
@@ -237,6 +238,7 @@ def register(sub) -> None:
     p.add_argument(
         "--bootstrap", type=int, default=0, metavar="B", help="add a paired bootstrap SE"
     )
+    p.add_argument("--quiet", action="store_true", help="no progress display")
     add_seed(p, "bootstrap, permutations")
     p.set_defaults(handler=_pairs)
 

@@ -2,6 +2,7 @@
 wrappers in ``noise``."""
 
 from bayesnoise.frequentist._core import bootstrap_means
+from bayesnoise.frequentist._score import paired_t_pvalue, paired_t_statistic
 from bayesnoise.frequentist.arena import ARENA_COLUMNS, arena_summary
 from bayesnoise.frequentist.cluster import (
     CLUSTER_COLUMNS,
@@ -12,7 +13,10 @@ from bayesnoise.frequentist.cluster import (
     clustered_moments,
 )
 from bayesnoise.frequentist.cluster_power import (
+    CLUSTER_NEEDED_COLUMNS,
+    CLUSTER_POWER_COLUMNS,
     cluster_minimum_detectable_difference,
+    cluster_power_table,
     clustered_components,
     required_clusters,
 )
@@ -54,7 +58,9 @@ from bayesnoise.frequentist.power import (
 __all__ = [
     "ARENA_COLUMNS",
     "CLUSTER_COLUMNS",
+    "CLUSTER_NEEDED_COLUMNS",
     "CLUSTER_PAIR_COLUMNS",
+    "CLUSTER_POWER_COLUMNS",
     "MODEL_COLUMNS",
     "NEEDED_COLUMNS",
     "ONE_SAMPLE_COLUMNS",
@@ -70,6 +76,7 @@ __all__ = [
     "cluster_minimum_detectable_difference",
     "cluster_noise",
     "cluster_pair_noise",
+    "cluster_power_table",
     "clustered_components",
     "clustered_moments",
     "difference_interval",
@@ -82,6 +89,8 @@ __all__ = [
     "pair_intervals",
     "pair_noise",
     "pair_noise_dataset",
+    "paired_t_pvalue",
+    "paired_t_statistic",
     "paired_test",
     "pass_at_k",
     "passk_pairs",

@@ -11,13 +11,21 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from bayesnoise.frequentist.chunked import BLOCK as _BLOCK
+from bayesnoise.frequentist.chunked import block_gram, gram_row_sums, row_sums, tiled_row_sums
+from bayesnoise.frequentist.chunked import lazy as _lazy
+
 
 def cell_means(correct, count) -> np.ndarray:
     """Per-cell mean score ``p = correct / count`` (NaN where ``count == 0``); lazy for Dask."""
     if _lazy(correct, count):
         return correct / np.where(count > 0, count, np.nan)
     count = np.asarray(count)
-    if np.all(count > 0):
+    if count.size and count.min() > 0:
+        if count.max() == 1:  # one sample per cell: the scores themselves (read-only, no copy)
+            p = np.asarray(correct, dtype=float).view()
+            p.flags.writeable = False
+            return p
         return np.asarray(correct, dtype=float) / count
     k = count.astype(float)
     k[count <= 0] = np.nan
@@ -47,65 +55,6 @@ def cell_moments(correct, count, sum_sq=None) -> tuple[np.ndarray, np.ndarray]:
     return p, w
 
 
-def _lazy(*arrays) -> bool:
-    """True when an input is a chunked (Dask) array: the sums are then computed blockwise."""
-    return any(type(x).__module__.startswith("dask") for x in arrays if x is not None)
-
-
-def row_sums(p, w, k) -> dict:
-    """Per-model sums over the answered questions: all that :func:`model_components` needs.
-
-    Works on numpy arrays and, lazily, on Dask arrays (one blockwise pass; nothing (M, N) is
-    gathered). Keys: ``n`` (answered), ``s1`` (sum p), ``s2`` (sum p^2), ``sw`` (sum w),
-    ``sk`` (sum K), ``sinvk`` (sum 1/K), ``sb`` (sum w / (K - 1), NaN-free: cells with K < 2
-    count 0), ``kmin``, ``kmax`` and ``scale`` (max |p|).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> sums = row_sums(np.array([[1.0, 0.5]]), None, np.array([[2, 2]]))
-    >>> float(sums["s2"][0]), float(sums["sw"][0])
-    (1.25, 0.25)
-    """
-    answered = k > 0
-    pz = np.where(answered, p, 0.0)
-    wz = pz * (1.0 - pz) if w is None else np.where(answered, w, 0.0)
-    kf = np.where(answered, k, 1).astype(float)
-    big = np.iinfo(np.int64).max
-    return {
-        "n": answered.sum(axis=-1),
-        "s1": pz.sum(axis=-1),
-        "s2": (pz * pz).sum(axis=-1),
-        "sw": wz.sum(axis=-1),
-        "sk": np.where(answered, k, 0).sum(axis=-1),
-        "sinvk": np.where(answered, 1.0 / kf, 0.0).sum(axis=-1),
-        "sb": np.where(kf >= 2, wz / np.maximum(kf - 1.0, 1.0), 0.0).sum(axis=-1),
-        "kmin": np.where(answered, k, big).min(axis=-1),
-        "kmax": k.max(axis=-1),
-        "scale": np.abs(pz).max(axis=-1),
-    }
-
-
-def _merge(a: dict, b: dict) -> dict:
-    """Combine :func:`row_sums` of two blocks of questions."""
-    out = {key: a[key] + b[key] for key in a}
-    out["kmin"] = np.minimum(a["kmin"], b["kmin"])
-    for key in ("kmax", "scale"):
-        out[key] = np.maximum(a[key], b[key])
-    return out
-
-
-def blocked_row_sums(p, w, k, block: int | None = None) -> dict:
-    """:func:`row_sums` of numpy arrays, block by block of questions (bounded temporaries)."""
-    step = block or _BLOCK * 4
-    out = None
-    for j0 in range(0, p.shape[-1], step):
-        sl = slice(j0, j0 + step)
-        part = row_sums(p[:, sl], None if w is None else w[:, sl], k[:, sl])
-        out = part if out is None else _merge(out, part)
-    return out
-
-
 def model_components(p, w, k, *, correction: bool = True, sums=None) -> dict[str, np.ndarray]:
     """Per-model variance components over the questions each model answered.
 
@@ -130,7 +79,7 @@ def model_components(p, w, k, *, correction: bool = True, sums=None) -> dict[str
 
             sums = compute(row_sums(p, w, k))
         else:
-            sums = blocked_row_sums(p, w, k)
+            sums = tiled_row_sums(p, w, k)
     n = sums["n"]
     with np.errstate(invalid="ignore", divide="ignore"):
         nn = np.where(n > 0, n, np.nan)
@@ -163,87 +112,92 @@ def model_components(p, w, k, *, correction: bool = True, sums=None) -> dict[str
     }
 
 
-def pair_components(p, w, k, *, correction: bool = True, progress: bool = True) -> dict:
+def pair_components(p, w, k, *, correction: bool = True, progress=True) -> dict:
     """All-pairs paired components from one M x M Gram matrix of the per-question means.
 
     ``p, w, k`` must be complete (every model answered every question). Returns M x M arrays
     ``difference`` (row minus column), ``total``, ``data``, ``prediction``, ``var_mean``
-    (var_i(p_A - p_B)), ``correlation``, ``wins`` (expected wins sum_i p_a (1 - p_b)), and the
-    (M,) per-model dict under ``"model"``. Cost: one symmetric (M, N) x (N, M) product
-    in blocks of questions (blockwise for Dask arrays); ``progress`` shows the blocks on
-    standard error once the product has run for a second.
+    (var_i(p_A - p_B)), ``correlation``, ``wins`` (expected wins sum_i p_a (1 - p_b)),
+    ``above`` (for 0/1 scores the questions a got right and b wrong, which equals ``wins``
+    exactly; None otherwise), and the (M,) per-model dict under ``"model"``. Cost: one
+    symmetric (M, N) x (N, M) product and the per-model sums in one pass over blocks of
+    questions (:func:`bayesnoise.frequentist.chunked.gram_row_sums`; blockwise by Dask for Dask
+    arrays). ``progress`` (bool or a ``Progress`` display to report to) shows the blocks on
+    standard error once the pass has run for a second.
     """
+    from bayesnoise._progress import Progress
+
     p, k = np.atleast_2d(p), np.atleast_2d(k)
-    if bool(np.any(k <= 0)):
-        raise ValueError(
-            "pair_components needs complete data (every model answered every question)"
-        )
     n = p.shape[-1]
     w = None if w is None else np.atleast_2d(w)
+    binary = False
     if _lazy(p, w, k):
         from bayesnoise.frequentist.chunked import compute
 
+        if bool(np.any(k <= 0)):
+            raise ValueError(
+                "pair_components needs complete data (every model answered every question)"
+            )
         gram, sums = compute((p @ p.T, row_sums(p, w, k)))
     else:
-        from bayesnoise._progress import Progress
-
-        bar = Progress("bayesnoise pairs", enabled=progress)
-        sums = blocked_row_sums(p, w, k)
-        gram = _gram(p, progress=bar)
-        bar.close()
+        own = not isinstance(progress, Progress)
+        bar = Progress("bayesnoise pairs", enabled=progress) if own else progress
+        gram, sums, binary = gram_row_sums(p, w, k, progress=bar)
+        if own:
+            bar.close()
     sums["s2"] = np.diag(gram).copy()  # the same sums of squares as the Gram diagonal
     single = model_components(None, None, None, correction=correction, sums=sums)
     acc = single["accuracy"]
-    cov = gram / n - np.outer(acc, acc)
+    wins = sums["s1"][:, None] - gram  # sum_i p_a (1 - p_b); whole numbers for 0/1 scores
+    cov = gram  # the Gram matrix is not needed any more: its buffer becomes the covariance
+    cov /= n
+    cov -= np.outer(acc, acc)
     var = single["var_mean"]
     np.fill_diagonal(cov, var)
-    var_mean = np.maximum(var[:, None] + var[None, :] - 2.0 * cov, 0.0)
+    var_mean = _pair_sum(var, -2.0 * cov)
+    np.maximum(var_mean, 0.0, out=var_mean)
     np.fill_diagonal(var_mean, 0.0)
-    total_single = single["total"]
-    total = total_single[:, None] + total_single[None, :] - 2.0 * cov
-    mean_w = single["mean_w"]
+    total = _pair_sum(single["total"], -2.0 * cov)
     b = single["b"]
-    data = var_mean - (b[:, None] + b[None, :])
-    prediction = mean_w[:, None] + mean_w[None, :] + b[:, None] + b[None, :]
+    data = var_mean - _pair_sum(b)
+    prediction = _pair_sum(single["mean_w"] + b)
     with np.errstate(invalid="ignore", divide="ignore"):
         sd = np.sqrt(var)
-        correlation = cov / (sd[:, None] * sd[None, :])
-    wins = n * acc[:, None] - gram
+        cov /= sd[:, None]
+        cov /= sd[None, :]
     return {
         "difference": acc[:, None] - acc[None, :],
         "total": total,
         "data": data,
         "prediction": prediction,
         "var_mean": var_mean,
-        "correlation": correlation,
+        "correlation": cov,
         "wins": wins,
+        "above": wins.copy() if binary else None,
         "n": n,
         "model": single,
     }
 
 
-_BLOCK = 4096  # questions per block of the Gram matrix
+def _pair_sum(x, extra=None) -> np.ndarray:
+    """M x M matrix x_a + x_b (+ ``extra``, added in place)."""
+    out = np.add.outer(x, x)
+    if extra is not None:
+        out += extra
+    return out
 
 
-def _gram(p: np.ndarray, progress=None) -> np.ndarray:
+def _gram(p: np.ndarray) -> np.ndarray:
     """p @ p.T in blocks of questions (BLAS syrk per block, one triangle).
 
-    0/1 scores are multiplied in float32: every partial sum is a whole number below 2^24, so
-    the result is exact and takes half the memory and time; other scores stay float64.
+    Blocks of 0/1 scores are multiplied in float32: every partial sum is a whole number <= 4096
+    < 2^24, so the result is exact and takes half the memory and time; other blocks stay
+    float64 (:func:`bayesnoise.frequentist.chunked.block_gram`).
     """
-    p = np.asarray(p)
-    n_models, n = p.shape
-    binary = n <= 2**24 and bool(np.all((p == 0) | (p == 1)))
-    dtype = np.float32 if binary else np.float64
-    if n <= _BLOCK and not binary:
-        p = np.ascontiguousarray(p, dtype=np.float64)
-        return p @ p.T
-    gram = np.zeros((n_models, n_models))
-    for j, j0 in enumerate(range(0, n, _BLOCK)):
-        if progress is not None:
-            progress.step("Gram matrix", j, -(-n // _BLOCK))
-        blk = np.ascontiguousarray(p[:, j0 : j0 + _BLOCK], dtype=dtype)
-        gram += blk @ blk.T
+    p = np.atleast_2d(p)
+    gram = np.zeros((p.shape[0], p.shape[0]))
+    for j0 in range(0, p.shape[-1], _BLOCK):
+        gram += block_gram(p[:, j0 : j0 + _BLOCK])[0]
     return gram
 
 
@@ -259,9 +213,10 @@ def expected_wins(p) -> np.ndarray:
 def _whole(x: np.ndarray) -> np.ndarray:
     """Truncate non-negative counts, first snapping values within float rounding of a whole number
     to it, so that the result does not depend on summation order (question order)."""
-    snapped = np.where(
-        np.abs(x - np.round(x)) <= 1e-11 * np.maximum(1.0, np.abs(x)), np.round(x), x
-    )
+    rounded = np.round(x)
+    if np.array_equal(rounded, x):  # whole numbers already (0/1 scores): nothing to snap
+        return rounded
+    snapped = np.where(np.abs(x - rounded) <= 1e-11 * np.maximum(1.0, np.abs(x)), rounded, x)
     return np.trunc(snapped)
 
 
@@ -282,17 +237,17 @@ def sign_test_pvalue(wins_a, wins_b) -> np.ndarray:
     """
     wa = np.asarray(wins_a, dtype=float)
     wb = np.asarray(wins_b, dtype=float)
-    k = _whole(wa)
-    n = _whole(wa + wb)
     if wa.ndim == 2 and wa.shape[0] == wa.shape[1] and np.array_equal(wb, wa.T):
         # An all-pairs win matrix: where the counts of (a, b) and (b, a) add up to their total
         # (always for 0/1 scores) the test is symmetric; compute the upper triangle only.
         iu = np.triu_indices(wa.shape[0], k=1)
-        if np.array_equal(k[iu] + k.T[iu], n[iu]):
+        upper, lower = wa[iu], wb[iu]
+        k_ab, n = _whole(upper), _whole(upper + lower)
+        if np.array_equal(k_ab + _whole(lower), n):
             out = np.ones_like(wa)
-            out[iu] = out.T[iu] = _binom_two_sided(k[iu], n[iu])
-            return out
-    return _binom_two_sided(k, n)
+            out[iu] = _binom_two_sided(k_ab, n)
+            return np.minimum(out, out.T)  # the lower triangle mirrors the upper one
+    return _binom_two_sided(_whole(wa), _whole(wa + wb))
 
 
 def _binom_two_sided(k: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -302,7 +257,8 @@ def _binom_two_sided(k: np.ndarray, n: np.ndarray) -> np.ndarray:
     # Many pairs share (low, n): evaluate the binomial cdf once per distinct pair.
     n_max = int(n.max(initial=0)) + 1
     key = low * n_max + n
-    uniq = np.unique(key)
+    uniq = np.sort(key, axis=None)  # unique keys by sorting (np.unique hashes: far slower here)
+    uniq = uniq[np.diff(uniq, prepend=uniq[:1] - 1) != 0]
     cdf = special.bdtr(uniq // n_max, uniq % n_max, 0.5)
     return np.minimum(1.0, 2.0 * cdf[np.searchsorted(uniq, key)])
 

@@ -11,6 +11,7 @@ import numpy as np
 import xarray as xr
 
 from bayesnoise.frequentist import _core, _score
+from bayesnoise.frequentist.chunked import BLOCK
 from bayesnoise.frequentist.intervals import (
     accuracy_interval,
     difference_interval,
@@ -142,27 +143,37 @@ def question_sign_counts(p) -> np.ndarray:
     [[0.0, 1.0], [1.0, 0.0]]
     """
     p = np.atleast_2d(np.asarray(p, dtype=float))
-    m = p.shape[0]
-    tol = 1e-12 * float(np.max(np.abs(p), initial=0.0))
+    m, n = p.shape
+    tol = 1e-12 * max(float(p.max(initial=0.0)), -float(p.min(initial=0.0)))
     # Scores reached by averaging K samples take few distinct values: snap values within tol of
     # each other to one level, then count[a, b] = sum_v (p_a == v) . (p_b < v), one matrix
-    # product per level (float32 is exact: every partial sum is a whole number < 2^24 per block).
+    # product per level and block of questions (float32 is exact: every partial sum is a whole
+    # number <= the block size < 2^24). With two levels (0/1 scores) this is
+    # sum_i h_a - (h h^T)_ab, h = (p == high level): one symmetric product.
     levels = np.unique(p)
-    keep = np.r_[True, np.diff(levels) > tol]
-    levels = levels[keep]
-    if levels.size <= _MAX_LEVELS:
-        code = np.searchsorted(levels, p + tol, side="right") - 1  # level index of each score
-        out = np.zeros((m, m))
-        for start in range(0, p.shape[1], _BLOCK):
-            block = code[:, start : start + _BLOCK]
-            for v in range(1, levels.size):
-                equal = (block == v).astype(np.float32)
-                below = (block < v).astype(np.float32)
-                out += (equal @ below.T).astype(np.float64)
-        np.fill_diagonal(out, 0.0)
-        return out
+    levels = levels[np.r_[True, np.diff(levels) > tol]]
+    if levels.size > _MAX_LEVELS:
+        return _sign_counts_pairwise(p, tol)
     out = np.zeros((m, m))
-    for a in range(m - 1):  # continuous scores: one (M - a - 1, N) comparison per row
+    for start in range(0, n, BLOCK):
+        code = np.searchsorted(levels, p[:, start : start + BLOCK] + tol, side="right") - 1
+        if levels.size == 2:
+            high = (code == 1).astype(np.float32)
+            out += high.sum(axis=-1, dtype=np.float64)[:, None] - high @ high.T
+            continue
+        for v in range(1, levels.size):
+            equal = (code == v).astype(np.float32)
+            below = (code < v).astype(np.float32)
+            out += equal @ below.T
+    np.fill_diagonal(out, 0.0)
+    return out
+
+
+def _sign_counts_pairwise(p, tol) -> np.ndarray:
+    """:func:`question_sign_counts` of continuous scores: one (M - a - 1, N) comparison per row."""
+    m = p.shape[0]
+    out = np.zeros((m, m))
+    for a in range(m - 1):
         d = p[a] - p[a + 1 :]
         out[a, a + 1 :] = (d > tol).sum(axis=-1)
         out[a + 1 :, a] = (d < -tol).sum(axis=-1)
@@ -170,7 +181,6 @@ def question_sign_counts(p) -> np.ndarray:
 
 
 _MAX_LEVELS = 64  # above this many distinct scores, compare pairwise
-_BLOCK = 1 << 20  # questions per block: float32 counts stay exact below 2^24
 
 
 def sign_flip_pvalues(p, *, n_permutations: int, rng: np.random.Generator) -> np.ndarray:
@@ -225,7 +235,9 @@ def sign_flip_pvalues(p, *, n_permutations: int, rng: np.random.Generator) -> np
     return out
 
 
-def pair_pvalues(p, z, wins, *, n_permutations: int = 0, rng=None) -> dict[str, np.ndarray]:
+def pair_pvalues(
+    p, z, wins, *, n_permutations: int = 0, rng=None, above=None
+) -> dict[str, np.ndarray]:
     """All-pairs p-value matrices of a pair table.
 
     Parameters
@@ -239,11 +251,15 @@ def pair_pvalues(p, z, wins, *, n_permutations: int = 0, rng=None) -> dict[str, 
     n_permutations : int, default 0
         Add ``p_permutation`` (:func:`sign_flip_pvalues`) when > 0, drawing from ``rng``.
     rng : numpy.random.Generator, optional
+    above : numpy.ndarray, shape (M, M), optional
+        :func:`question_sign_counts` of ``p`` when already known (for 0/1 scores they are the
+        win counts, from the Gram matrix); computed from ``p`` otherwise.
 
     Returns
     -------
     dict of numpy.ndarray
-        ``p_value`` (two-sided normal p of z), ``questions_a_above``
+        ``p_value`` (paired t test: z sqrt((N - 1) / N) referred to Student t with N - 1
+        degrees of freedom, :func:`paired_t_pvalue`), ``questions_a_above``
         (:func:`question_sign_counts`), ``p_sign_questions`` (exact sign test on them, ties
         dropped), ``p_sign_one_sample`` and ``p_mcnemar_one_sample`` (Eval-Arena's tests on the
         expected win counts), and ``p_permutation``.
@@ -255,15 +271,19 @@ def pair_pvalues(p, z, wins, *, n_permutations: int = 0, rng=None) -> dict[str, 
     >>> float(out["p_sign_questions"][0, 1])  # three questions won, one tie: 2 / 2**3
     0.25
     """
-    above = question_sign_counts(p)
+    above = question_sign_counts(p) if above is None else above
     iu = np.triu_indices(wins.shape[0], k=1)
     mcnemar = np.ones_like(wins)
     mcnemar[iu] = mcnemar.T[iu] = _core.mcnemar_pvalue(wins[iu], wins.T[iu])  # symmetric
+    sign = _core.sign_test_pvalue(above, above.T)
+    same = np.array_equal(above, wins)  # 0/1 scores: one test serves both columns
+    p_value = np.full_like(z, np.nan)  # symmetric in (a, b): the upper triangle, mirrored
+    p_value[iu] = _score.paired_t_pvalue(z[iu], p.shape[-1])
     out = {
-        "p_value": _score.normal_pvalue(z),
+        "p_value": np.fmin(p_value, p_value.T),
         "questions_a_above": above,
-        "p_sign_questions": _core.sign_test_pvalue(above, above.T),
-        "p_sign_one_sample": _core.sign_test_pvalue(wins, wins.T),
+        "p_sign_questions": sign,
+        "p_sign_one_sample": sign.copy() if same else _core.sign_test_pvalue(wins, wins.T),
         "p_mcnemar_one_sample": mcnemar,
     }
     if n_permutations > 0:

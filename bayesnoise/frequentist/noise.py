@@ -9,6 +9,7 @@ import pandas as pd
 import xarray as xr
 
 from bayesnoise._common import pair_table, triu_pairs
+from bayesnoise._progress import Progress
 from bayesnoise.data import MODEL, DataError, attr, complete
 from bayesnoise.frequentist import _core, _score
 from bayesnoise.frequentist.columns import model_intervals, pair_intervals, pair_pvalues
@@ -142,6 +143,7 @@ def pair_noise_dataset(
     n_boot: int = 0,
     random_seed: int | None = 0,
     n_permutations: int = 0,
+    progress: bool = True,
 ) -> xr.Dataset:
     """All-pairs paired noise as M x M matrices with dims ``(model_a, model_b)``.
 
@@ -151,7 +153,8 @@ def pair_noise_dataset(
     (difference / se_mean), ``correlation`` and the p-values:
 
     * of the comparison measured, the K-averaged per-question differences d_i: ``p_value``
-      (two-sided normal p of z), ``p_sign_questions`` (exact sign test on the signs of d_i, ties
+      (paired t test: t = z sqrt((N - 1) / N) against Student t with N - 1 degrees of freedom),
+      ``p_sign_questions`` (exact sign test on the signs of d_i, ties
       dropped; ``questions_a_above`` counts d_i > 0) and, with ``n_permutations > 0``,
       ``p_permutation`` (sign-flip permutation test of sum_i d_i, seeded by ``random_seed``);
     * Eval-Arena's one-sample-level tests on the expected win counts ``wins_a``
@@ -176,6 +179,8 @@ def pair_noise_dataset(
         Seed of the bootstrap and of the permutations.
     n_permutations : int, default 0
         Random sign vectors of the permutation test (0: no ``p_permutation``).
+    progress : bool, default True
+        Show the steps on standard error when they take more than a second.
 
     Returns
     -------
@@ -202,18 +207,17 @@ def pair_noise_dataset(
         )
     ds = complete(ds, on_missing=on_missing)
     _warn_small_n(ds, ds.sizes["question"])
+    bar = Progress("bayesnoise pairs", enabled=progress)
     p, w, k = _arrays(ds)
-    comps = _core.pair_components(p, w, k, correction=correction)
-    n = comps["n"]
-    wins = comps["wins"]
-    # No z from a variance that is zero up to rounding: var <= 1e-12 * scale^2, scale the
-    # largest |score| of the two models (see _score.ZERO_RTOL).
+    comps = _core.pair_components(p, w, k, correction=correction, progress=bar)
+    n, wins = comps["n"], comps["wins"]
     scale = comps["model"]["scale"]
     se_mean, z, flat = _score.pair_z(comps["difference"], comps["var_mean"], n, scale)
     dims = (MODEL_A, MODEL_B)
     names = ds[MODEL].values.astype(str)
     rng = np.random.default_rng(random_seed) if n_permutations > 0 else None
-    tests = pair_pvalues(p, z, wins, n_permutations=n_permutations, rng=rng)
+    bar.step("p-values")
+    tests = pair_pvalues(p, z, wins, n_permutations=n_permutations, rng=rng, above=comps["above"])
     out = xr.Dataset(
         {
             "difference": (dims, comps["difference"]),
@@ -244,8 +248,7 @@ def pair_noise_dataset(
         },
     )
     note = _split_note(ds, comps["model"])
-    iu = np.triu_indices(len(names), k=1)
-    n_flat = int(flat[iu].sum())
+    n_flat = int(np.triu(flat, k=1).sum())
     if n_flat:
         why = (
             f"z not computed for {n_flat} pair(s): the variance of the paired difference is zero "
@@ -257,12 +260,14 @@ def pair_noise_dataset(
         warnings.warn(note, UserWarning, stacklevel=2)
         out.attrs["note"] = note
     if n_boot > 0:
+        bar.step("bootstrap")
         cov = _core.bootstrap_cov(p, n_boot=n_boot, rng=np.random.default_rng(random_seed))
         var = np.diag(cov)
         out["se_bootstrap"] = (dims, np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0)))
         out.attrs["n_boot"] = int(n_boot)
     if n_permutations > 0:
         out.attrs["n_permutations"] = int(n_permutations)
+    bar.close()
     return out
 
 
@@ -309,6 +314,7 @@ def pair_noise(
     confidence_level: float | None = None,
     adjust: str = "holm",
     n_permutations: int = 0,
+    progress: bool = True,
 ) -> pd.DataFrame:
     """Tidy table of all unordered model pairs (a before b in the dataset's model order).
 
@@ -337,6 +343,8 @@ def pair_noise(
     n_permutations : int, default 0
         Add ``p_permutation``, a sign-flip permutation test on the d_i with this many seeded
         random sign vectors.
+    progress : bool, default True
+        Show the steps on standard error when they take more than a second.
 
     Returns
     -------
@@ -373,6 +381,7 @@ def pair_noise(
         n_boot=n_boot,
         random_seed=random_seed,
         n_permutations=n_permutations,
+        progress=progress,
     )
     tests = ["p_permutation"] if n_permutations > 0 else []
     extra = [*ONE_SAMPLE_COLUMNS, "total", "data", "prediction"]
