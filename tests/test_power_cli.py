@@ -18,7 +18,16 @@ from bayesnoise.frequentist import (
     required_samples,
 )
 
-RANKS = ["model", "accuracy", "p_best", "expected_rank", "rank_low", "rank_high", "in_top_group"]
+RANKS = [
+    "model",
+    "accuracy",
+    "p_best",
+    "expected_rank",
+    "rank_low",
+    "rank_high",
+    "in_top_group",
+    "group",
+]
 
 
 @pytest.fixture

@@ -41,7 +41,21 @@ def _power(args: argparse.Namespace):
         on_missing=on_missing(args),
     )
     needed = [c for c in frequentist.NEEDED_COLUMNS if c in df.columns]
-    return df[frequentist.POWER_COLUMNS + needed]
+    df = df[frequentist.POWER_COLUMNS + needed]
+    if "cluster" not in ds.coords:
+        return df
+    # questions in groups (--cluster-col): the cluster-aware numbers beside the naive ones
+    cl = frequentist.cluster_power_table(
+        ds,
+        "cluster",
+        difference=args.difference,
+        n=args.n,
+        k=args.k,
+        alpha=args.alpha,
+        power=args.power,
+        on_missing=on_missing(args),
+    )
+    return df.merge(cl, on=["model_a", "model_b"], how="left", validate="one_to_one")
 
 
 def _passk(args: argparse.Namespace):
@@ -76,10 +90,12 @@ def register(sub) -> None:
     add_paired(p)
     p.add_argument(
         "--method",
-        choices=("bootstrap", "bayes"),
-        default="bootstrap",
-        help="paired bootstrap over questions (population of questions; default) or the "
-        "conjugate posterior of the accuracy on these questions",
+        choices=("hierarchical", "bootstrap", "bayes"),
+        default="hierarchical",
+        help="population accuracies: normal hierarchy over the models, which shrinks the "
+        "leader's luck (default; calibrated P(best)) or the paired bootstrap over questions "
+        "(overconfident about the leader); or the conjugate posterior of the accuracy on "
+        "these questions",
     )
     p.add_argument("--draws", type=_count, default=4000, help="replicates or posterior draws")
     add_seed(p, "bootstrap, posterior draws")
@@ -103,6 +119,10 @@ def register(sub) -> None:
     p.add_argument("--power", type=positive, default=0.8, help="power (default 0.8)")
     p.add_argument("--pair", nargs=2, metavar=("A", "B"), help="only the pair A - B")
     p.set_defaults(handler=_power)
+    p.epilog = (
+        "with --cluster-col C: also clusters, cluster_size, icc, design_effect, "
+        "clustered_min_difference (and clustered_clusters/questions_needed with --difference)"
+    )
 
     p = sub.add_parser("passk", help="pass@k per model or pair (unbiased estimator or Bayesian)")
     add_table_command(p, level_help="add interval columns at this level (conjugate: default 0.95)")

@@ -3,11 +3,20 @@
 - :mod:`.side_by_side`: frequentist and Bayesian intervals for each model or pair in one table;
 - :mod:`.multiplicity`: adjusted p-values for many pairs at once (Holm, Benjamini-Hochberg);
 - :mod:`.simultaneous`: simultaneous intervals for all pair differences (max-|T|, Bonferroni);
-- :mod:`.ranks`: P(best), expected rank, rank intervals and the group tied with the top.
+- :mod:`.ranks`: P(best), expected rank, rank intervals and the group tied with the top;
+- :mod:`.letters`: compact letter display of the models the pairwise tests cannot separate.
 """
 
+from .letters import compact_letters, letters_from_pairs
 from .multiplicity import ADJUST_METHODS, adjust_pvalues
-from .ranks import RANK_COLUMNS, RANK_METHODS, bootstrap_means, rank_summary, rank_table
+from .ranks import (
+    RANK_COLUMNS,
+    RANK_METHODS,
+    bootstrap_means,
+    hierarchical_draws,
+    rank_summary,
+    rank_table,
+)
 from .side_by_side import compare_models, compare_pairs
 from .simultaneous import SIMULTANEOUS_METHODS, max_abs_t_draws, simultaneous_intervals
 
@@ -18,8 +27,11 @@ __all__ = [
     "SIMULTANEOUS_METHODS",
     "adjust_pvalues",
     "bootstrap_means",
+    "compact_letters",
     "compare_models",
     "compare_pairs",
+    "hierarchical_draws",
+    "letters_from_pairs",
     "max_abs_t_draws",
     "rank_summary",
     "rank_table",

@@ -19,7 +19,10 @@ import numpy as np
 from bayesnoise.frequentist.power import minimum_detectable_difference, required_questions
 
 __all__ = [
+    "CLUSTER_NEEDED_COLUMNS",
+    "CLUSTER_POWER_COLUMNS",
     "cluster_minimum_detectable_difference",
+    "cluster_power_table",
     "clustered_components",
     "required_clusters",
 ]
@@ -179,3 +182,123 @@ def required_clusters(
         power=power,
         alternative=alternative,
     )
+
+
+CLUSTER_POWER_COLUMNS = [
+    "clusters",
+    "cluster_size",
+    "icc",
+    "design_effect",
+    "clustered_min_difference",
+]
+CLUSTER_NEEDED_COLUMNS = ["clustered_clusters_needed", "clustered_questions_needed"]
+
+
+def cluster_power_table(
+    ds,
+    cluster="cluster",
+    *,
+    difference=None,
+    n=None,
+    k=None,
+    alpha=0.05,
+    power=0.8,
+    on_missing="raise",
+):
+    """Cluster-aware power of every pair, to set beside :func:`power_table` (paired design).
+
+    Each pair's per-question components ``data`` and ``prediction`` come from
+    :func:`power_table`. Prediction noise does not correlate between questions, so the
+    between-cluster covariance of two questions' differences, ``b = icc_obs var_obs`` (the
+    intra-cluster correlation and variance of the K-averaged differences as observed,
+    :func:`cluster_pair_noise`), is all data variance, and the intra-cluster correlation of
+    the *expected* differences is ``icc = b / data``. Negative estimates are taken as 0, and
+    ``data`` is raised to ``b`` where its moment estimate came out smaller (a covariance
+    cannot exceed the variance), so the clustering measured is never lost. Planning keeps the file's
+    cluster size m = sum_c m_c^2 / N (the size-weighted mean, see
+    :func:`clustered_components`) and grows the number of clusters: ``n`` questions are
+    ``n / m`` clusters.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        At least two models and a cluster label per question.
+    cluster : str or array_like, default "cluster"
+        A coordinate along ``question`` or one label per question.
+    difference : float, optional
+        True difference to detect, as a fraction; adds ``clustered_clusters_needed`` and
+        ``clustered_questions_needed`` (= clusters x m, rounded up).
+    n, k : int, optional
+        Questions and samples per question of the planned eval (default: the file's).
+    alpha, power : float
+        Two-sided level and power, in (0, 1).
+    on_missing : {"raise", "intersect"}
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model_a, model_b, clusters`` (C of the file), ``cluster_size`` (m), ``icc`` (of the
+        expected per-question differences), ``design_effect`` (variance of the mean difference
+        relative to independent questions at the planned K: (data (1 + (m - 1) icc) +
+        prediction / K) / (data + prediction / K)), ``clustered_min_difference`` and, with
+        ``difference``, the ``*_needed`` columns. With one sample per question (split not
+        identifiable) the total stands for ``data`` at K = 1 and other K give NaN.
+
+    Examples
+    --------
+    >>> from bayesnoise.data import from_arrays
+    >>> rng = np.random.default_rng(0)
+    >>> u = np.repeat(rng.beta(2, 2, 60), 5)  # 60 clusters of 5 alike questions
+    >>> drop = np.repeat(rng.uniform(0.5, 1.0, 60), 5)  # b is worse on some clusters
+    >>> c = rng.binomial(4, np.stack([u, drop * u]))
+    >>> ds = from_arrays(c, np.full(c.shape, 4), models=["a", "b"])
+    >>> row = cluster_power_table(ds, np.repeat(np.arange(60), 5), difference=0.05).iloc[0]
+    >>> bool(row.design_effect > 1), int(row.clusters), float(row.cluster_size)
+    (True, 60, 5.0)
+    """
+    import pandas as pd
+
+    from bayesnoise.data import QUESTION, complete
+    from bayesnoise.frequentist.cluster import cluster_codes, cluster_pair_noise
+    from bayesnoise.frequentist.power import power_table
+
+    base = power_table(ds, n=n, k=k, alpha=alpha, power=power, on_missing=on_missing)
+    cp = cluster_pair_noise(ds, cluster, on_missing=on_missing)
+    n_file, n_clusters = cp.attrs["questions"], cp.attrs["clusters"]
+    cp = base[["model_a", "model_b"]].merge(cp, on=["model_a", "model_b"], how="left")
+    codes, _ = cluster_codes(ds, cluster)
+    kept = np.isin(ds[QUESTION].values, complete(ds, on_missing=on_missing)[QUESTION].values)
+    sizes = np.bincount(codes[kept]).astype(float)
+    m = float((sizes**2).sum() / sizes.sum())  # size-weighted mean cluster size
+    k_plan = base["samples_per_question"].to_numpy(float)
+    var_obs = cp["se_iid"].to_numpy() ** 2 * n_file  # var_i(d_i) of the K-averaged differences
+    # between-cluster covariance of two questions' differences; prediction noise adds none
+    between = np.maximum(np.nan_to_num(cp["icc"].to_numpy() * var_obs), 0.0)
+    data, pred = base["data"].to_numpy(float), base["prediction"].to_numpy(float)
+    unknown = np.isnan(data) | np.isnan(pred)  # K = 1 in the file: only the total is known
+    data = np.where(unknown, np.where(k_plan == 1, var_obs, np.nan), np.maximum(data, 0.0))
+    data = np.maximum(data, between)  # a covariance cannot exceed the variance
+    pred = np.where(unknown, 0.0, pred)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        icc = np.where(data > 0, between / data, 0.0)
+        iid = data + pred / k_plan
+        deff = (data * (1.0 + (m - 1.0) * icc) + pred / k_plan) / iid
+    kw = {"k": k_plan, "alpha": alpha, "power": power}
+    out = pd.DataFrame(
+        {
+            "model_a": base["model_a"],
+            "model_b": base["model_b"],
+            "clusters": n_clusters,
+            "cluster_size": m,
+            "icc": icc,
+            "design_effect": deff,
+            "clustered_min_difference": cluster_minimum_detectable_difference(
+                base["questions"].to_numpy(float) / m, m, data=data, prediction=pred, icc=icc, **kw
+            ),
+        }
+    )
+    if difference is not None:
+        c = required_clusters(difference, m, data=data, prediction=pred, icc=icc, **kw)
+        out["clustered_clusters_needed"] = c
+        out["clustered_questions_needed"] = np.ceil(c * m)
+    return out
