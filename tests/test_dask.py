@@ -89,3 +89,84 @@ def test_dask_equals_in_memory():
     for key in ("difference", "total", "data", "prediction", "var_mean", "correlation", "wins"):
         np.testing.assert_allclose(lazy_pairs[key], pairs[key], rtol=1e-10, atol=1e-12)
     print(f"dask: 2 workers x {WORKER_MEMORY}, {nbytes / 2**20:.0f} MiB of data, {elapsed:.1f} s")
+
+
+# per-model tables: (100 models x 200k questions) x 3 float64 variables = 458 MiB of data; a
+# task holds 2 models (400k cells) and the temporaries of their table, ~100 MiB beyond a
+# worker's ~200 MiB of imports
+CONJUGATE_SHAPE, CONJUGATE_CHUNKS = (100, 200_000), (2, 50_000)
+CONJUGATE_WORKER_MEMORY = "400MiB"
+
+
+def _block2(i, j, rows, cols):
+    """One (models x questions) chunk of K = 4 results, seeded by its position."""
+    rng = np.random.default_rng([i, j])
+    u = rng.beta(2.0, 1.5, (rows, cols)) * rng.uniform(0.5, 1.0, (rows, 1))
+    return rng.binomial(4, u).astype(float)
+
+
+def _model_chunked():
+    """K = 4 results chunked over models and questions."""
+    import dask.array as da
+
+    (n_models, n_questions), (rows, cols) = CONJUGATE_SHAPE, CONJUGATE_CHUNKS
+    grid = [
+        [
+            da.from_delayed(dask.delayed(_block2)(i, j, rows, cols), (rows, cols), float)
+            for j in range(n_questions // cols)
+        ]
+        for i in range(n_models // rows)
+    ]
+    correct = da.block(grid)
+    count = da.full(CONJUGATE_SHAPE, 4, chunks=CONJUGATE_CHUNKS, dtype=np.int64)
+    dims = ("model", "question")
+    return xr.Dataset(
+        {"correct": (dims, correct), "count": (dims, count), "sum_sq": (dims, correct)},
+        coords={"model": [f"m{i}" for i in range(CONJUGATE_SHAPE[0])]},
+        attrs={"benchmark": "dask", "source": "dask", "binary": True, "counts_known": True},
+    )
+
+
+@pytest.mark.slow
+def test_dask_conjugate_posterior_equals_in_memory():
+    # the Beta-Binomial posterior table (and the fit under it) by blocks of 2 models on
+    # workers that cannot hold the data; exact columns equal the in-memory table to 1e-10 (the fit of a model uses
+    # that model's counts only, the blocks change the summation order at most), the Monte Carlo
+    # interval ends (an independent stream per block) within 6 Monte Carlo standard errors of
+    # the difference of two independent runs (sqrt 2 * mc_se each, |z| <= 4.2)
+    from bayesnoise.conjugate import posterior_table
+
+    chunked = _model_chunked()
+    nbytes = 3 * CONJUGATE_SHAPE[0] * CONJUGATE_SHAPE[1] * 8
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=CONJUGATE_WORKER_MEMORY,
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        assert nbytes > dask.utils.parse_bytes(CONJUGATE_WORKER_MEMORY)
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lazy_table = posterior_table(chunked, progress=False)
+        elapsed = time.perf_counter() - t0
+    in_memory = chunked.compute()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = posterior_table(in_memory, progress=False)
+    assert list(lazy_table["model"]) == list(table["model"])
+    assert list(lazy_table["kappa_status"]) == list(table["kappa_status"])
+    assert lazy_table.attrs["notes"] == table.attrs["notes"]
+    exact = ["questions", "accuracy", "ubar", "kappa", "se_data", "se_prediction"]
+    np.testing.assert_allclose(lazy_table[exact].values, table[exact].values, rtol=1e-10)
+    mc = 6 * max(lazy_table.attrs["mc_se"], table.attrs["mc_se"])
+    for col in ("mu", "mu_low", "mu_high", "ubar_low", "ubar_high"):
+        np.testing.assert_allclose(lazy_table[col].values, table[col].values, rtol=0, atol=mc)
+    print(
+        f"dask conjugate: 2 workers x {CONJUGATE_WORKER_MEMORY}, {nbytes / 2**20:.0f} MiB of "
+        f"data, blocks of 2 models, {elapsed:.1f} s"
+    )

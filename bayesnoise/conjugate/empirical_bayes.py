@@ -15,6 +15,7 @@ or does not depend on kappa at all (K = 1).
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -30,7 +31,7 @@ from .kappa_grid import DEFAULT_KAPPA_PRIOR, DEFAULT_MU_PRIOR, KAPPA_BOUNDS, kap
 from .likelihood import model_cells
 from .notes import STATUS, kappa_notes
 
-__all__ = ["KAPPA_BOUNDS", "STATUS", "EmpiricalBayesFit", "fit_empirical_bayes"]
+__all__ = ["KAPPA_BOUNDS", "STATUS", "EmpiricalBayesFit", "fit_empirical_bayes", "merge_fits"]
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,83 @@ def _status(unident_k1, single, edge, assumed):
     return status
 
 
+def _notes(status, succ, samp, converged, bounds, kp, shape, names, warn, max_iter=None):
+    """The kappa notes of a fit (warned once each when ``warn``) and the convergence warning."""
+    extreme = (succ == 0) | (succ == samp)
+    all_correct = np.where(extreme, succ == samp, False)
+    notes = kappa_notes(status, bounds, kp, shape, names, extreme=extreme, high=all_correct)
+    if warn:
+        for note in notes:
+            warnings.warn(note, UserWarning, stacklevel=3)
+    if not np.all(converged):
+        within = "" if max_iter is None else f" in {max_iter} iterations"
+        warnings.warn(
+            f"the conditional mode of mu did not converge for {int((~converged).sum())} "
+            f"model(s){within}",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return notes
+
+
+def merge_fits(
+    fits, *, kappa_bounds=KAPPA_BOUNDS, names=None, warn: bool = True
+) -> EmpiricalBayesFit:
+    """One fit of all models from fits of consecutive blocks of models (same priors).
+
+    Every per-model number of :func:`fit_empirical_bayes` depends on that model's counts
+    only, so fits of blocks of models (e.g. on the workers of a cluster) concatenate into the
+    fit of all of them; the notes are written again for all models together.
+
+    Parameters
+    ----------
+    fits : sequence of EmpiricalBayesFit
+        Fits with one model axis, in model order.
+    kappa_bounds : (low, high), default (1e-2, 1e4)
+        The support the blocks were fitted with.
+    names : sequence of str, optional
+        Labels of all models (for the notes).
+    warn : bool, default True
+        Warn each note once.
+
+    Returns
+    -------
+    EmpiricalBayesFit
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c, k = np.array([[3, 4, 1, 5], [0, 2, 2, 1]]), np.full((2, 4), 5)
+    >>> whole = fit_empirical_bayes(c, k, warn=False)
+    >>> parts = [fit_empirical_bayes(c[i : i + 1], k[i : i + 1], warn=False) for i in (0, 1)]
+    >>> bool(np.array_equal(merge_fits(parts, warn=False).mu, whole.mu))
+    True
+    """
+    first = fits[0]
+    if len({(f.mu_prior, f.kappa_prior) for f in fits}) != 1:
+        raise ValueError("merge_fits needs fits with the same priors")
+    arrays = {
+        f.name: np.concatenate([getattr(x, f.name) for x in fits])
+        for f in dataclasses.fields(EmpiricalBayesFit)
+        if f.name not in ("mu_prior", "kappa_prior", "notes")
+    }
+    shape = arrays["mu"].shape
+    notes = _notes(
+        arrays["kappa_status"],
+        arrays["successes"],
+        arrays["n_samples"],
+        arrays["converged"],
+        tuple(kappa_bounds),
+        first.kappa_prior,
+        shape,
+        names,
+        warn,
+    )
+    return EmpiricalBayesFit(
+        **arrays, mu_prior=first.mu_prior, kappa_prior=first.kappa_prior, notes=notes
+    )
+
+
 def fit_empirical_bayes(
     correct,
     count,
@@ -268,18 +346,7 @@ def fit_empirical_bayes(
     kap_mean = (grid.weight * np.exp(grid.lam)).sum(axis=1)
     kap_sd = np.sqrt(np.maximum((grid.weight * np.exp(2 * grid.lam)).sum(axis=1) - kap_mean**2, 0))
     kappa_se = np.where(status == "estimated", kap_sd, np.nan)
-    all_correct = np.where(extreme, succ == samp, False)
-    notes = kappa_notes(status, (lo, hi), kp, shape, names, extreme=extreme, high=all_correct)
-    if warn:
-        for note in notes:
-            warnings.warn(note, UserWarning, stacklevel=2)
-    if not grid.converged.all():
-        warnings.warn(
-            f"the conditional mode of mu did not converge for {int((~grid.converged).sum())} "
-            f"model(s) in {max_iter} iterations",
-            RuntimeWarning,
-            stacklevel=2,
-        )
+    notes = _notes(status, succ, samp, grid.converged, (lo, hi), kp, shape, names, warn, max_iter)
 
     def rs(x):
         return np.asarray(x).reshape(shape + np.shape(x)[1:])

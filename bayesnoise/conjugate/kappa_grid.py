@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .likelihood import conditional_loglik
 from .newton import maximize_newton_2d
+from .rising import count_terms, terms_loglik
 
 __all__ = [
     "DEFAULT_KAPPA_PRIOR",
@@ -95,32 +95,30 @@ class KappaGrid:
         self.loglik, self.edge, self.evidence, self.converged = loglik, edge, evidence, converged
 
 
-def _conditional(lam, eta0, cu, ku, w, mu_prior, max_iter, tol):
+def _conditional(lam, eta0, terms, n_obs, mu_prior, max_iter, tol):
     """Mode, sd and integrated log likelihood of logit mu at fixed lam, per (model, node)."""
     n_models, n_nodes = lam.shape
     model_of = np.repeat(np.arange(n_models), n_nodes)
 
     def objective(e, la, rows, derivatives=True):
-        mod = model_of[rows]
-        cells = (cu[mod], ku[mod]) if cu.ndim == 2 else (cu, ku)
-        out = conditional_loglik(e, la, *cells, w[mod], mu_prior, derivatives=derivatives)
+        out = terms_loglik(e, la, terms, model_of[rows], mu_prior, derivatives=derivatives)
         if not derivatives:
             return out
         zero = np.zeros_like(e)
         return out[0], out[1], zero, out[2], zero, zero - 1.0
 
-    eta, _, ok = maximize_newton_2d(
+    eta, _, ok, (ll, _, _, hee, _, _) = maximize_newton_2d(
         objective,
         eta0.ravel(),
         lam.ravel(),
         y_free=np.zeros(lam.size, bool),
         y_bounds=(-np.inf, np.inf),
         x_bound=ETA_BOUND,
-        tol_scale=1.0 + w.sum(axis=1)[model_of],
+        tol_scale=1.0 + n_obs[model_of],
         max_iter=max_iter,
         tol=tol,
+        values=True,
     )
-    ll, _, _, hee, _, _ = objective(eta, lam.ravel(), np.arange(lam.size))
     curv = np.maximum(-hee, 1e-12)
     # Laplace over eta: log of the integral of L(eta, lam) p(eta) d eta (prior normalised)
     a0, b0 = mu_prior
@@ -202,15 +200,16 @@ def kappa_grid(
     """
     n_models = w.shape[0]
     lo, hi = np.log(kappa_bounds[0]), np.log(kappa_bounds[1])
+    fit_args = (count_terms(cu, ku, w), w.sum(axis=1), mu_prior, max_iter, tol)
     if fixed_lam is not None:
         lam = np.asarray(fixed_lam, dtype=float).reshape(n_models, 1)
-        eta, sd, lml, ok = _conditional(lam, eta_start[:, None], cu, ku, w, mu_prior, max_iter, tol)
+        eta, sd, lml, ok = _conditional(lam, eta_start[:, None], *fit_args)
         return KappaGrid(
             lam, eta, sd, np.ones((n_models, 1)), lml, np.zeros(n_models, int), lml[:, 0], ok
         )
     coarse = np.broadcast_to(np.linspace(lo, hi, _COARSE), (n_models, _COARSE))
     eta0 = np.broadcast_to(eta_start[:, None], coarse.shape)
-    eta_c, _, lml_c, ok_c = _conditional(coarse, eta0, cu, ku, w, mu_prior, max_iter, tol)
+    eta_c, _, lml_c, ok_c = _conditional(coarse, eta0, *fit_args)
     best = lml_c.argmax(axis=1)
     edge = np.where(best == 0, -1, np.where(best == _COARSE - 1, 1, 0))
     post_c = lml_c + log_kappa_prior(coarse, kappa_prior)
@@ -229,7 +228,7 @@ def kappa_grid(
     frac = pos - i0
     rows = np.arange(n_models)[:, None]
     start = eta_c[rows, i0] * (1 - frac) + eta_c[rows, i0 + 1] * frac
-    eta, sd, lml, ok = _conditional(lam, start, cu, ku, w, mu_prior, max_iter, tol)
+    eta, sd, lml, ok = _conditional(lam, start, *fit_args)
     weight, log_norm = _normalise(lml + log_kappa_prior(lam, kappa_prior), _FINE)
     spacing = (b - a) / (_FINE - 1)
     evidence = log_norm + np.log(np.where(spacing > 0, spacing, 1.0))

@@ -42,6 +42,7 @@ def maximize_newton_2d(
     tol_scale=None,
     max_iter: int = 200,
     tol: float = 1e-9,
+    values: bool = False,
 ):
     """Maximise many independent smooth functions ``f_j(x_j, y_j)`` at once.
 
@@ -53,9 +54,10 @@ def maximize_newton_2d(
     Parameters
     ----------
     objective : callable
-        ``objective(x, y, rows, derivatives=True)`` for the problems ``rows`` (an index array)
-        at the points ``x, y`` (arrays of the same length as ``rows``). Returns
-        ``(f, f_x, f_y, f_xx, f_xy, f_yy)``, or only ``f`` when ``derivatives=False``.
+        ``objective(x, y, rows)`` for the problems ``rows`` (an index array) at the points
+        ``x, y`` (arrays of the same length as ``rows``). Returns
+        ``(f, f_x, f_y, f_xx, f_xy, f_yy)``, also at the trial points of the line search, so
+        an accepted trial point is not evaluated again.
     x, y : array_like, shape (J,)
         Starting points (not modified).
     y_free : array_like of bool, shape (J,)
@@ -70,12 +72,17 @@ def maximize_newton_2d(
     tol : float, default 1e-9
         Stop when ``|f_x| + |f_y| < tol * tol_scale`` (free gradient only) or the step
         vanishes.
+    values : bool, default False
+        Also return ``(f, f_x, f_y, f_xx, f_xy, f_yy)`` at the maximisers (kept from the
+        iterations, not evaluated again).
 
     Returns
     -------
     x, y : numpy.ndarray, shape (J,)
         The maximisers.
     converged : numpy.ndarray of bool, shape (J,)
+    values : tuple of numpy.ndarray, shape (J,)
+        Only when ``values=True``.
 
     Examples
     --------
@@ -99,11 +106,19 @@ def maximize_newton_2d(
     scale = np.ones(x.size) if tol_scale is None else np.asarray(tol_scale, dtype=float)
     active = np.ones(x.size, bool)
     converged = np.zeros(x.size, bool)
+    # objective and derivatives at the current points: trial points of the line search are
+    # evaluated with derivatives, so an accepted one is not evaluated again
+    cache = np.zeros((6, x.size))
+    known = np.zeros(x.size, bool)
     for _ in range(max_iter):
         idx = np.flatnonzero(active)
         if idx.size == 0:
             break
-        f, g1, g2, h11, h12, h22 = objective(x[idx], y[idx], idx)
+        todo_eval = idx[~known[idx]]
+        if todo_eval.size:
+            cache[:, todo_eval] = objective(x[todo_eval], y[todo_eval], todo_eval)
+            known[todo_eval] = True
+        f, g1, g2, h11, h12, h22 = cache[:, idx]
         # active set at the y bounds
         at_lo = (y[idx] <= ylo + 1e-12) & (g2 < 0)
         at_hi = (y[idx] >= yhi - 1e-12) & (g2 > 0)
@@ -123,9 +138,10 @@ def maximize_newton_2d(
             t = np.flatnonzero(todo)
             cx = np.clip(x[idx][t] + step[t] * d1[t], -x_bound, x_bound)
             cy = np.clip(y[idx][t] + step[t] * d2[t], ylo, yhi)
-            f_new = objective(cx, cy, idx[t], derivatives=False)
-            ok = f_new >= f[t] - 1e-12 * np.abs(f[t])
+            trial = np.asarray(objective(cx, cy, idx[t]))
+            ok = trial[0] >= f[t] - 1e-12 * np.abs(f[t])
             new_x[t[ok]], new_y[t[ok]] = cx[ok], cy[ok]
+            cache[:, idx[t[ok]]] = trial[:, ok]
             todo[t[ok]] = False
             step[t[~ok]] *= 0.5
         small = (np.abs(new_x - x[idx]) + np.abs(new_y - y[idx])) < 1e-12
@@ -133,4 +149,9 @@ def maximize_newton_2d(
         fin = done | small
         converged[idx[fin]] = True
         active[idx[fin]] = False
-    return x, y, converged
+    if not values:
+        return x, y, converged
+    rest = np.flatnonzero(~known)
+    if rest.size:
+        cache[:, rest] = objective(x[rest], y[rest], rest)
+    return x, y, converged, tuple(cache)
