@@ -6,7 +6,7 @@ import numpy as np
 from scipy import special
 
 from bayesnoise._common import z_from_level
-from bayesnoise.conjugate import fit_empirical_bayes, integrated_moments
+from bayesnoise.conjugate import fit_empirical_bayes, integrated_moments, population_accuracy
 from bayesnoise.conjugate.pairs import PRIOR_MASS, paired_population_posterior
 
 __all__ = ["calibration_cell", "correlated_pair", "population_difference_cell"]
@@ -26,7 +26,9 @@ def calibration_cell(
 
     Each replicate simulates two independent models A, B from ``u_i ~ Beta(mu kappa,
     (1 - mu) kappa)``, ``c_i ~ Binomial(K, u_i)`` on N questions; all replicates are fitted at
-    once (they are the leading 'model' axis). Intervals: mu from the posterior of (mu, kappa);
+    once (they are the leading 'model' axis). Intervals: mu from the posterior of the
+    Beta-Binomial (mu, kappa) (``mu``) and from the shape-free Dirichlet posterior that
+    ``posterior_table`` prints (``population_accuracy``);
     ubar and dbar = ubar_A - ubar_B from the exact posterior moments integrated over the
     posterior of (mu, kappa), with the normal approximation mean -/+ z sd (the Monte Carlo
     intervals of :func:`finite_sample_posterior` agree with it to MC error for N >= 30, see
@@ -47,7 +49,8 @@ def calibration_cell(
     Returns
     -------
     dict of str to float
-        Coverages ``ubar``, ``dbar``, ``mu``, the Monte Carlo SE ``mc_se`` of a coverage near
+        Coverages ``ubar``, ``dbar``, ``mu``, ``population_accuracy``, the Monte Carlo SE
+        ``mc_se`` of a coverage near
         the nominal level, ``sqrt(level (1 - level) / replicates)``, and ``kappa_estimated``
         (share of replicates whose kappa was estimated).
 
@@ -55,7 +58,7 @@ def calibration_cell(
     --------
     >>> out = calibration_cell(100, 5, 0.5, 1.0, replicates=200)
     >>> sorted(out)
-    ['dbar', 'kappa_estimated', 'mc_se', 'mu', 'ubar']
+    ['dbar', 'kappa_estimated', 'mc_se', 'mu', 'population_accuracy', 'ubar']
     """
     rng = np.random.default_rng(random_seed)
     r, n = int(replicates), int(n_questions)
@@ -72,10 +75,13 @@ def calibration_cell(
     cover_dbar = np.abs((truth[0] - truth[1]) - dm) <= z * np.sqrt(dv)
     lo, hi = fit.mu_interval(confidence_level)
     cover_mu = (lo <= mu) & (mu <= hi)
+    pop = population_accuracy(c[0], k[0], confidence_level=confidence_level)
+    cover_pop = (pop["low"] <= mu) & (mu <= pop["high"])
     return {
         "ubar": float(cover_ubar[0].mean()),
         "dbar": float(cover_dbar.mean()),
         "mu": float(cover_mu[0].mean()),
+        "population_accuracy": float(cover_pop.mean()),
         "mc_se": float(np.sqrt(confidence_level * (1 - confidence_level) / r)),
         "kappa_estimated": float((fit.kappa_status == "estimated").mean()),
     }

@@ -11,7 +11,8 @@ axis = questions):
   :func:`beta_central_moments`, :func:`finite_sample_moments` -- exact Beta moment algebra.
 - :func:`finite_sample_posterior` / :func:`integrated_moments` -- ubar (expected accuracy on
   these questions), V_pred and V_x; :func:`population_posterior` -- mu, data and prediction
-  variance of the question population; :func:`fresh_run_predictive` -- a fresh run's score.
+  variance of the question population; :func:`fresh_run_predictive` -- a fresh run's score;
+  :func:`population_accuracy` -- the population accuracy whatever the difficulty shape.
 - :func:`paired_difference_moments`, :func:`all_pairs_difference`,
   :func:`population_difference`, :func:`paired_population_posterior` -- paired differences
   between models on these questions and in the question population.
@@ -22,7 +23,8 @@ Dataset level: :func:`posterior_table` and :func:`posterior_pairs_table`.
 """
 
 from .beta import beta_central_moments, finite_sample_moments, question_posteriors
-from .empirical_bayes import EmpiricalBayesFit, fit_empirical_bayes
+from .dirichlet import population_accuracy
+from .empirical_bayes import EmpiricalBayesFit, fit_empirical_bayes, merge_fits
 from .kappa_grid import DEFAULT_KAPPA_PRIOR, DEFAULT_MU_PRIOR
 from .notes import STATUS as KAPPA_STATUS
 from .pairs import (
@@ -70,9 +72,11 @@ __all__ = [
     "fit_empirical_bayes",
     "fresh_run_predictive",
     "integrated_moments",
+    "merge_fits",
     "paired_difference_moments",
     "paired_population_posterior",
     "pass_at_k_posterior",
+    "population_accuracy",
     "population_difference",
     "population_posterior",
     "posterior_pairs_table",

@@ -325,7 +325,12 @@ def population_variances(mu, kappa):
 def population_posterior(
     fit: EmpiricalBayesFit, *, confidence_level: float = 0.95, draws: int = 4000, random_seed=0
 ) -> PopulationPosterior:
-    """Population accuracy mu, data and prediction variance with intervals.
+    """Population accuracy mu, data and prediction variance with intervals, under the Beta.
+
+    These are the Beta-Binomial model's parameters: mu is the population accuracy only when the
+    question difficulties are Beta-shaped. :func:`bayesnoise.conjugate.population_accuracy`
+    gives the population accuracy whatever their shape (the ``mu`` column of
+    :func:`bayesnoise.conjugate.posterior_table`).
 
     Parameters
     ----------

@@ -10,9 +10,10 @@ from bayesnoise._common import check_confidence_level, tail_probabilities
 from bayesnoise.data import check_counts
 
 from .beta import posterior_parameters
+from .dirichlet import PRIOR_MASS, dirichlet_weights
 from .empirical_bayes import EmpiricalBayesFit, fit_empirical_bayes
-from .hyper import hyper_draws, hyper_quadrature, mixture_moments
-from .posterior import _integrated_moments, population_variances
+from .hyper import hyper_draws
+from .posterior import _integrated_moments
 
 __all__ = ["FreshRunPredictive", "fresh_run_predictive"]
 
@@ -60,15 +61,40 @@ def _same_questions(c, k, mask, fit, samples, draws, rng):
     return mom.ubar_mean, var, sims
 
 
-def _fresh_questions(fit, samples, n_new, draws, rng):
-    """Exact mean/variance and draws of the fresh score on ``n_new`` new questions."""
-    mu_q, kap_q, wt = hyper_quadrature(fit)
-    dv, pv = population_variances(mu_q, kap_q)
-    mean, var = mixture_moments(mu_q, dv / n_new + pv / (n_new * samples), wt)
+def _fresh_questions(c, k, mask, fit, samples, n_new, draws, rng, prior_mass=PRIOR_MASS):
+    """Mean/variance and draws of the fresh score on ``n_new`` new questions.
+
+    New questions are drawn from the Dirichlet-process posterior of the question population
+    (:func:`bayesnoise.conjugate.population_accuracy`): weights ``w ~ Dirichlet(1, ..., 1,
+    a / 2, a / 2)`` over the answered questions and the ends p = 0, 1, and question j is
+    drawn with probability w_j. Where every answered question had ``samples`` samples its
+    observed score p_j is a draw of the new score (exact, model-free); otherwise c' ~
+    Binomial(K', u_j) with u_j from the question's conjugate posterior given (mu, kappa).
+    """
+    shape = c.shape[:-1]
+    mean, var = np.empty(shape), np.empty(shape)
+    sims = np.empty((*shape, draws))
     mu_d, kap_d = hyper_draws(fit, draws, rng)
-    ones = np.ones(n_new)
-    u = rng.beta((mu_d * kap_d)[..., None] * ones, ((1 - mu_d) * kap_d)[..., None] * ones)
-    return mean, var, rng.binomial(samples, u).mean(axis=-1) / samples
+    for idx in np.ndindex(shape):
+        sel = mask[idx]
+        ci, ki = c[idx][sel], k[idx][sel]
+        p = np.r_[ci / ki, 0.0, 1.0]
+        wts, ends = dirichlet_weights(rng, draws, ci.size, prior_mass)
+        w = np.concatenate([wts, ends], axis=1)
+        w /= w.sum(axis=1, keepdims=True)
+        picks = rng.multinomial(n_new, w)  # (draws, n + 2) new questions per atom
+        if np.all(ki == samples):
+            sims[idx] = picks @ p / n_new
+            t = ci.size + prior_mass
+            raw = [(p[:-2] ** r).sum() + prior_mass / 2.0 for r in (1, 2)]
+            m, vm = raw[0] / t, ((raw[1] / t) - (raw[0] / t) ** 2) / (t + 1.0)
+            mean[idx], var[idx] = m, vm + (raw[1] / t - vm - m * m) / n_new
+            continue
+        a, b = posterior_parameters(mu_d[idx][:, None], kap_d[idx][:, None], ci, ki)
+        u = np.concatenate([rng.beta(a, b), np.zeros((draws, 1)), np.ones((draws, 1))], axis=1)
+        sims[idx] = rng.binomial(picks * samples, u).sum(axis=1) / (n_new * samples)
+        mean[idx], var[idx] = sims[idx].mean(), sims[idx].var()
+    return mean, var, sims
 
 
 def fresh_run_predictive(
@@ -87,8 +113,12 @@ def fresh_run_predictive(
     The fresh run draws ``samples = K'`` samples per question and reports the mean of c'/K'.
     With ``n_questions=None`` it runs on the same (answered) questions: the spread is
     Var(ubar) + E[V_pred] / (N K'). With ``n_questions = N'`` it runs on N' fresh questions
-    from the population: Var(mu) + E[mu(1-mu)/(kappa+1)] / N' + E[mu(1-mu) kappa/(kappa+1)] /
-    (N' K').
+    drawn from the Dirichlet-process posterior of the question population (the posterior of
+    :func:`bayesnoise.conjugate.population_accuracy`, which does not depend on the shape of
+    the question difficulties): when K' equals the observed K of every question the observed
+    per-question scores are resampled (mean and sd exact: Var(population accuracy) +
+    E[variance of the per-question score] / N'); otherwise each drawn question's new score is
+    Binomial(K', u) with u from its conjugate posterior (mean and sd from the draws).
 
     Parameters
     ----------
@@ -107,8 +137,7 @@ def fresh_run_predictive(
     Returns
     -------
     FreshRunPredictive
-        ``mean``/``sd`` exact (quadrature over the posterior of (mu, kappa)); ``low``/``high``
-        Monte Carlo predictive interval.
+        ``mean``/``sd`` (see above); ``low``/``high`` Monte Carlo predictive interval.
 
     Examples
     --------
@@ -133,7 +162,7 @@ def fresh_run_predictive(
         n_new = int(n_questions)
         if n_new < 1:
             raise ValueError("n_questions must be >= 1")
-        mean, var, sims = _fresh_questions(fit, kp, n_new, draws, rng)
+        mean, var, sims = _fresh_questions(c, k, k > 0, fit, kp, n_new, draws, rng)
     lo, hi = np.quantile(sims, tail_probabilities(level), axis=-1)
     return FreshRunPredictive(
         mean=mean,

@@ -11,6 +11,7 @@ from bayesnoise._common import check_confidence_level, pair_table, tail_probabil
 from bayesnoise._progress import Progress
 from bayesnoise.data import beta_binomial_counts, complete
 
+from .dirichlet import population_accuracy
 from .empirical_bayes import fit_empirical_bayes
 from .pairs import all_pairs_difference, population_difference
 from .posterior import _quantile_with_mcse, population_variances
@@ -82,7 +83,9 @@ def posterior_table(
 
         - ``questions``: questions the model answered; ``accuracy``: mean of c/K over them;
         - ``mu`` and interval: population accuracy (posterior median and equal-tailed
-          interval, kappa integrated out);
+          interval of the Dirichlet-process posterior of the mean per-question score, which
+          does not depend on the shape of the question difficulties, see
+          :func:`bayesnoise.conjugate.population_accuracy`);
         - ``ubar`` and interval: expected accuracy on *these* questions (posterior mean; interval
           by Monte Carlo with (mu, kappa) drawn from their posterior, see
           :func:`bayesnoise.conjugate.ubar.ubar_draws`);
@@ -91,13 +94,14 @@ def posterior_table(
           likelihood keeps rising towards that edge; intervals still integrate over kappa),
           ``not identified (K = 1): prior`` (or ``(1 question)``), ``assumed``;
         - ``se_data = sqrt(mu(1-mu)/(kappa+1)/N)``,
-          ``se_prediction = sqrt(mu(1-mu) kappa/(kappa+1)/N)`` at the posterior medians;
-          NaN where kappa is not identified (they would only restate its prior).
+          ``se_prediction = sqrt(mu(1-mu) kappa/(kappa+1)/N)`` at the posterior medians of
+          the Beta-Binomial (mu, kappa); NaN where kappa is not identified (they would only
+          restate its prior).
 
         ``df.attrs`` holds ``kappa_status``, ``notes``, ``draws``, ``mc_se`` (largest Monte
         Carlo standard error of an interval end), ``confidence_level`` and ``mu_shift``
-        (``mu - accuracy`` in standard errors of the accuracy; NaN where every question has
-        the same score, so that standard error is 0).
+        (the Beta-Binomial mu minus the accuracy in standard errors of the accuracy; NaN where
+        every question has the same score, so that standard error is 0).
 
     Examples
     --------
@@ -110,6 +114,11 @@ def posterior_table(
     >>> list(df.columns)[:4], len(df)
     (['model', 'questions', 'accuracy', 'mu'], 2)
     """
+    from .chunked import is_chunked, posterior_table_chunked
+
+    if is_chunked(ds):  # Dask-backed: one block of models at a time
+        kw = {"kappa": kappa, "random_seed": random_seed, "progress": progress}
+        return posterior_table_chunked(ds, confidence_level=confidence_level, **kw)
     level = check_confidence_level(confidence_level)
     bar = Progress("bayesnoise posterior", enabled=progress)
     c, k = beta_binomial_counts(ds)
@@ -122,7 +131,7 @@ def posterior_table(
     n = mask.sum(axis=1)
     p = np.where(mask, c / np.where(mask, k, 1.0), 0.0)
     acc = p.sum(axis=1) / n
-    mu_low, mu_high = fit.mu_interval(level)
+    pop = population_accuracy(c, k, confidence_level=level, random_seed=random_seed)
     data_var, prediction_var = population_variances(fit.mu, fit.kappa)
     unknown = np.char.startswith(fit.kappa_status.astype(str), "not identified")
     df = pd.DataFrame(
@@ -130,9 +139,9 @@ def posterior_table(
             "model": names,
             "questions": n.astype(int),
             "accuracy": acc,
-            "mu": fit.mu,
-            "mu_low": mu_low,
-            "mu_high": mu_high,
+            "mu": pop["median"],
+            "mu_low": pop["low"],
+            "mu_high": pop["high"],
             "ubar": post["cumulants"][0],
             "ubar_low": post["low"],
             "ubar_high": post["high"],
@@ -181,10 +190,11 @@ _MU_SHIFT_WARN = 1.0
 
 
 def _mu_shift(names, p, mask, acc, mu):
-    """Warn where the model-based population accuracy mu drifts from the observed mean.
+    """Warn where the Beta-Binomial mean of the fit drifts from the observed mean.
 
     The observed accuracy is unbiased for the population accuracy whatever the shape of the
-    question difficulties; mu is so only when they follow a Beta. Returns the shift in units of
+    question difficulties; the Beta-Binomial mean is so only when they follow a Beta (the
+    ``mu`` column does not use it). Returns the shift in units of
     the observed accuracy's standard error ``se_mean = sqrt(var_i(p_i) / N)``; NaN where that
     standard error is 0 (every question has the same score: the fit's notes say what that
     leaves unidentified).
@@ -202,9 +212,10 @@ def _mu_shift(names, p, mask, acc, mu):
         warnings.warn(
             f"Beta-Binomial mu differs from the observed accuracy by more than "
             f"{_MU_SHIFT_WARN:g} standard error for {off.size} model(s): {listed}{more}. The "
-            "question difficulties are not Beta-shaped enough for mu to stand for the "
-            "population accuracy; its interval is model-based. The frequentist interval "
-            "accuracy +- z se_mean (bayesnoise compare) does not depend on that shape.",
+            "question difficulties are not Beta-shaped: kappa, se_data, se_prediction and "
+            "the ubar intervals rest on that shape. The mu column and its interval do not "
+            "(a Dirichlet posterior of the mean per-question score), nor does the "
+            "frequentist interval (bayesnoise compare).",
             UserWarning,
             stacklevel=3,
         )

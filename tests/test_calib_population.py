@@ -1,0 +1,174 @@
+"""Population quantities that must not depend on the difficulty shape (issue 8 acceptance).
+
+The population accuracy ``mu`` (and a run on new questions) come from the Dirichlet-process
+posterior of :func:`bayesnoise.conjugate.population_accuracy`; the population paired difference
+from :func:`bayesnoise.conjugate.population_difference` with the data-scaled end atoms of
+:func:`bayesnoise.conjugate.pairs.end_atom`.
+
+Coverage tolerances, derived: a coverage estimated from R independent replicates has binomial
+Monte Carlo SE sqrt(p (1 - p) / R); at p = 0.95 and R = 1000 that is 0.0069. A calibrated
+interval is accepted in [0.93 - 3 MCSE, 0.97 + 3 MCSE] = [0.909, 0.991] (issue 8's band 93-97%
+widened by 3 MCSE: a calibrated method fails with probability < 0.3% per check).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import special, stats
+
+from bayesnoise.conjugate import (
+    fit_empirical_bayes,
+    fresh_run_predictive,
+    paired_population_posterior,
+    population_accuracy,
+    population_difference,
+)
+from bayesnoise.conjugate.pairs import end_atom
+from studies import grid
+
+R = 1000
+MCSE = np.sqrt(0.95 * 0.05 / R)
+BAND = (0.93 - 3 * MCSE, 0.97 + 3 * MCSE)
+
+
+def _covers(low, high, truth):
+    return float(np.mean((low <= truth) & (truth <= high)))
+
+
+def test_population_accuracy_is_jeffreys_at_k1():
+    """At K = 1 the posterior is Beta(s + 1/2, N - s + 1/2): mean and sd exactly (rounding),
+    interval ends to the Cornish-Fisher accuracy on four exact cumulants (its error grows
+    with the skewness: 0.01 sd at accuracy 0.3, 0.07 sd at accuracy 0.9 and N = 120, where the
+    skewness is about -0.4; 0.1 sd allowed)."""
+    rng = np.random.default_rng(1)
+    c = rng.binomial(1, [[0.05], [0.3], [0.9]], size=(3, 120))
+    out = population_accuracy(c, np.ones_like(c))
+    s = c.sum(axis=1)
+    jeff = stats.beta(s + 0.5, 120 - s + 0.5)
+    np.testing.assert_allclose(out["mean"], jeff.mean(), rtol=1e-12)
+    np.testing.assert_allclose(out["sd"], jeff.std(), rtol=1e-9)
+    for key, q in (("low", 0.025), ("high", 0.975)):
+        assert np.all(np.abs(out[key] - jeff.ppf(q)) < 0.1 * jeff.std()), key
+
+
+def test_population_accuracy_never_collapses():
+    """All-wrong and all-right models (K = 5, N = 40): the interval stays open and inside
+    [0, 1], with the observed score at its edge."""
+    c = np.array([[0] * 40, [5] * 40])
+    out = population_accuracy(c, np.full(c.shape, 5))
+    assert np.all(out["high"] - out["low"] > 0.01)
+    assert np.all((out["low"] >= 0) & (out["high"] <= 1))
+    assert out["low"][0] < 0.01 and out["high"][1] > 0.99
+
+
+def test_population_accuracy_leaves_out_unanswered_questions():
+    c = np.array([[3, 5, 0, 4], [3, 5, 0, 0]])
+    k = np.array([[5, 5, 5, 5], [5, 5, 5, 0]])
+    out = population_accuracy(c, k)
+    ref = population_accuracy(c[1, :3], k[1, :3])
+    assert out["mean"][1] == pytest.approx(float(ref["mean"]), rel=1e-12)
+
+
+@pytest.mark.parametrize(("mu", "n"), [(0.9, 30), (0.05, 30), (0.9, 100)])
+def test_population_accuracy_calibrated_under_two_point_difficulties(mu, n):
+    """Two-point question difficulties at K = 20 (issue 8: the Beta-Binomial mu covered
+    0.77-0.86 here). Cause, checked here too: the Beta-Binomial mean is biased under this
+    shape (about -0.02 at accuracy 0.9 and N = 30, half an SE of the observed accuracy, and
+    not shrinking with N), so its interval misses; the Dirichlet posterior is centred on the
+    observed accuracy, which is unbiased whatever the shape."""
+    rng = np.random.default_rng(20 + n)
+    u = grid.Difficulty("twopoint", mu, 1.0).sample(rng, (R, n))
+    c = rng.binomial(20, u)
+    k = np.full(c.shape, 20)
+    out = population_accuracy(c, k)
+    cov = _covers(out["low"], out["high"], mu)
+    assert BAND[0] <= cov <= BAND[1], cov
+    fit = fit_empirical_bayes(c, k, warn=False)
+    lo, hi = fit.mu_interval(0.95)
+    # the model-based interval is measurably worse: below the band by more than 3 MCSE
+    assert _covers(lo, hi, mu) < BAND[0], _covers(lo, hi, mu)
+
+
+def test_fresh_run_on_new_questions_exact_moments():
+    """K' = K: mean and sd are the closed form of the resampled questions; they match 40,000
+    draws within 5 Monte Carlo SEs (SE of a mean sd / sqrt(D), of an sd about sd / sqrt(2 D))."""
+    rng = np.random.default_rng(3)
+    c = rng.binomial(5, rng.beta(1, 1, (2, 40)))
+    k = np.full(c.shape, 5)
+    draws = 40_000
+    fr = fresh_run_predictive(c, k, samples=5, n_questions=40, draws=draws, random_seed=1)
+    mean = population_accuracy(c, k)["mean"]
+    np.testing.assert_allclose(fr.mean, mean, rtol=1e-12)
+    # the interval's midpoint and half-width are rough draw summaries: check the sd via the
+    # normal interval it implies instead (the predictive is nearly normal at N' = 40)
+    half = (fr.high - fr.low) / 2
+    assert np.all(np.abs(half / (1.96 * fr.sd) - 1) < 0.05)
+
+
+def test_end_atom_is_one_at_k1_and_without_differences():
+    """At K = 1 and for identical models the atoms stay at +-1 (the Jeffreys-like posterior of
+    the discordant cells); they move inside only for K > 1 differences."""
+    ones = np.array([1.0, -1.0, 0.0, 1.0])  # K = 1: every nonzero difference is +-1
+    assert end_atom((ones**2).sum(), (ones**4).sum()) == 1.0 and end_atom(0.0, 0.0) == 1.0
+    # eight differing questions of size 0.2: m = 0.2, n = 8, e = 0.2 + 0.8 / 3
+    small = np.r_[np.full(8, 0.2), np.zeros(22)]
+    e = end_atom((small**2).sum(), (small**4).sum())
+    assert e == pytest.approx(0.2 + 0.8 / 3, rel=1e-12)
+    rng = np.random.default_rng(4)
+    p = rng.binomial(1, 0.3, (2, 200)).astype(float)
+    out = population_difference(p)
+    d = p[0] - p[1]
+    t = 200 + 1.0
+    mean = d.sum() / t
+    assert out["sd"][0, 1] == pytest.approx(np.sqrt(((d @ d + 1.0) / t - mean**2) / (t + 1)))
+
+
+def test_paired_posterior_agrees_with_all_pairs():
+    """The one-vector and all-pairs forms use the same atoms: equal closed-form moments and
+    interval ends within Monte Carlo error (2000 draws: quantile SE about 0.05 sd; 0.2 sd)."""
+    rng = np.random.default_rng(5)
+    u = rng.beta(0.1, 1.9, 30)
+    p = rng.binomial(5, np.stack([u, u * 0.8])) / 5
+    one = paired_population_posterior(p[0] - p[1])
+    allp = population_difference(p)
+    assert one["sd"] == pytest.approx(allp["sd"][0, 1], rel=1e-12)
+    for key in ("low", "high"):
+        assert abs(one[key] - allp[key][0, 1]) < 0.2 * one["sd"], key
+
+
+@pytest.mark.parametrize("shape", ["beta", "twopoint"])
+def test_population_difference_calibrated_n100_lopsided(shape):
+    """N = 100, K = 5, accuracy 0.05, correlated pairs (rho 0.8), true difference 0 and a
+    shift: coverage in the band, and P(A > B) > 0.95 in about 5% of the null pairs (atoms fixed
+    at +-1 covered 0.98 here and exceeded 0.95 in 3.6%). Fraction tolerance: MCSE
+    sqrt(0.05 * 0.95 / R) = 0.0069, band [0.04 - 3 MCSE, 0.06 + 3 MCSE]."""
+    mu, n, k = 0.05, 100, 5
+    rng = np.random.default_rng(6)
+    da = grid.Difficulty(shape, mu, 1.0)
+    db = grid.Difficulty(shape, grid.shifted_mu(mu), 1.0)
+    rz = grid._copula_rho(shape, mu, 1.0)
+    z = rng.standard_normal((R, n))
+    zb = rz * z + np.sqrt(1 - rz**2) * rng.standard_normal((R, n))
+    pa, pn, ps = (rng.binomial(k, d.from_normal(x)) / k for d, x in ((da, z), (da, zb), (db, zb)))
+    null = paired_population_posterior(pa - pn, draws=1000, random_seed=7)
+    shift = paired_population_posterior(pa - ps, draws=1000, random_seed=8)
+    assert BAND[0] <= _covers(null["low"], null["high"], 0.0) <= BAND[1]
+    truth = mu - float(special.expit(special.logit(mu) - grid.SHIFT_LOGIT))
+    assert BAND[0] <= _covers(shift["low"], shift["high"], truth) <= BAND[1]
+    frac = float(np.mean(null["p_a_better"] > 0.95))
+    assert 0.04 - 3 * MCSE <= frac <= 0.06 + 3 * MCSE, frac
+
+
+@pytest.mark.parametrize("accuracy", [0.05, 0.1, 0.5, 0.9, 0.95])
+def test_population_accuracy_k1_exact_coverage(accuracy):
+    """K = 1, N = 100: the coverage is an exact binomial sum (no Monte Carlo), whatever the
+    true kappa (at K = 1 the scores are Bernoulli(accuracy) for every difficulty shape). Issue 8
+    band 93-97%, no tolerance needed (Jeffreys: 0.935-0.956 at these accuracies)."""
+    n = 100
+    s = np.arange(n + 1)
+    c = (np.arange(n)[None, :] < s[:, None]).astype(int)  # one row per possible count
+    out = population_accuracy(c, np.ones_like(c))
+    covered = (out["low"] <= accuracy) & (accuracy <= out["high"])
+    cov = float((stats.binom.pmf(s, n, accuracy) * covered).sum())
+    assert 0.93 <= cov <= 0.97, cov
