@@ -126,33 +126,55 @@ def diagnostics_table(tree: xr.DataTree, var_names: list[str] | None = None) -> 
     >>> diagnostics_table(tree).columns.tolist()
     ['size', 'r_hat_max', 'ess_bulk_min', 'ess_tail_min', 'mcse_mean_max']
     """
-    import arviz_stats as azs
-
     post = _posterior(tree)
     if var_names is None:
         var_names = [v for v in post.data_vars if {"chain", "draw"} <= set(post[v].dims)]
     var_names = [v for v in var_names if v in post]
     rows = []
-    ds = post[var_names]
-    with warnings.catch_warnings():
-        # constant elements (e.g. the diagonal of dbar) give 0/0 inside r_hat: reported as NaN
-        warnings.simplefilter("ignore", RuntimeWarning)
-        rhat = azs.rhat(ds)
-        ess_bulk = azs.ess(ds, method="bulk")
-        ess_tail = azs.ess(ds, method="tail")
-        mcse = azs.mcse(ds, method="mean")
     for v in var_names:
+        stats = _element_diagnostics(post[v])
         rows.append(
             {
                 "variable": v,
                 "size": int(np.prod([post.sizes[d] for d in post[v].dims[2:]], dtype=int)),
-                "r_hat_max": float(np.nanmax(rhat[v].values)),
-                "ess_bulk_min": float(np.nanmin(ess_bulk[v].values)),
-                "ess_tail_min": float(np.nanmin(ess_tail[v].values)),
-                "mcse_mean_max": float(np.nanmax(mcse[v].values)),
+                "r_hat_max": float(np.nanmax(stats["r_hat"])),
+                "ess_bulk_min": float(np.nanmin(stats["ess_bulk"])),
+                "ess_tail_min": float(np.nanmin(stats["ess_tail"])),
+                "mcse_mean_max": float(np.nanmax(stats["mcse_mean"])),
             }
         )
     return pd.DataFrame(rows).set_index("variable")
+
+
+def _element_diagnostics(da: xr.DataArray) -> dict[str, np.ndarray]:
+    """r_hat, bulk / tail ESS, MCSE of every element of one variable (arviz-stats' numbers).
+
+    Vectorised (:func:`convergence_arrays`); a square variable with ``x[b, a] == -x[a, b]`` in
+    every draw (``dbar``, ``population_difference``) is diagnosed on its upper triangle only,
+    since negating a variable leaves all four diagnostics unchanged. Variables holding NaN go
+    through arviz-stats.
+    """
+    from .rank_diagnostics import convergence_arrays
+
+    ary = da.transpose("chain", "draw", ...).values
+    with warnings.catch_warnings():
+        # constant elements (e.g. the diagonal of dbar) give 0/0 inside r_hat: reported as NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if np.isnan(ary).any():
+            import arviz_stats as azs
+
+            ds = da.to_dataset(name="x")
+            return {
+                "r_hat": azs.rhat(ds)["x"].values,
+                "ess_bulk": azs.ess(ds, method="bulk")["x"].values,
+                "ess_tail": azs.ess(ds, method="tail")["x"].values,
+                "mcse_mean": azs.mcse(ds, method="mean")["x"].values,
+            }
+        if ary.ndim == 4 and ary.shape[2] == ary.shape[3] > 1:
+            if np.array_equal(ary, -np.swapaxes(ary, 2, 3)):
+                upper = np.triu_indices(ary.shape[2])
+                return convergence_arrays(ary[:, :, upper[0], upper[1]])
+        return convergence_arrays(ary)
 
 
 def _count_divergences(tree) -> int:

@@ -77,7 +77,9 @@ def fit(
     sampler : {"pymc", "nutpie", "numpyro"}, default "pymc"
         NUTS implementation. Always passed explicitly to PyMC (with nutpie installed,
         ``pm.sample`` would otherwise pick it silently and skip PyMC's convergence checks);
-        convergence is checked here for every sampler. nutpie and numpyro are optional extras:
+        convergence is checked here for every sampler. With nutpie, the joint model's log
+        density is the numba kernel of :mod:`bayesnoise.mcmc.numba_joint` (the same density,
+        several times faster per gradient than nutpie's compilation of the PyMC graph). nutpie and numpyro are optional extras:
         without them an ``ImportError`` (``OptionalDependencyError``) naming the extra to
         install is raised before anything is compiled.
     draws, tune, chains : int
@@ -127,7 +129,12 @@ def fit(
     if sampler == "nutpie":
         import nutpie
 
-        compiled = nutpie.compile_pymc_model(model.model)
+        if kind == "joint":  # same log density, hand-written in numba (numba_joint)
+            from .numba_joint import compile_joint_nutpie
+
+            compiled = compile_joint_nutpie(model)
+        else:
+            compiled = nutpie.compile_pymc_model(model.model)
         compile_time = time.perf_counter() - start
         kwargs: dict[str, Any] = {}
         if target_accept is not None:
@@ -178,11 +185,11 @@ def fit(
         coords={"model": data.models, "question": data.questions},
     )
     if derived:
-        rng = np.random.default_rng(np.random.SeedSequence([int(random_seed), 4]))
+        seed_seq = np.random.SeedSequence([int(random_seed), 4])
         if kind == "marginal":
-            _add_finite_sample_marginal(tree, data, rng)
+            _add_finite_sample_marginal(tree, data, np.random.default_rng(seed_seq))
         elif kind == "joint":
-            _add_finite_sample_joint(tree, data, rng)
+            _add_finite_sample_joint(tree, data, seed_seq)
     tree.attrs.update(
         {
             "bayesnoise_model": kind,
@@ -263,36 +270,57 @@ def _pair_counts(mask: np.ndarray) -> np.ndarray:
     return w @ w.T
 
 
-def _add_finite_sample_joint(tree, data, rng) -> None:
+def _u_chunk(seed, theta, b, phi, data, full: bool):
+    """Exact u-draws for a block of posterior draws: ubar, V_x, V_pred and (partial) s."""
+    from ._jointkernel import joint_u_stats
+
+    n_draws, n_models = theta.shape
+    out = [np.empty((n_draws, n_models)) for _ in range(3)]
+    u = np.empty((0 if full else n_draws, n_models, b.shape[1]))
+    gen = np.random.default_rng(seed)
+    joint_u_stats(gen, theta, b, phi, data.correct, data.count, *out, u)
+    if full:
+        return out, None
+    # s[., a, b] = sum_i u_ai m_ai m_bi, as one 2-D matrix product (u is 0 where unanswered)
+    w = data.mask.astype(float)
+    s = (u.reshape(-1, w.shape[1]) @ w.T).reshape(n_draws, n_models, n_models)
+    return out, s
+
+
+def _add_finite_sample_joint(tree, data, seed_seq) -> None:
+    """Add ubar, V_x, V_pred, dbar, population_difference; seed_seq: SeedSequence or Generator."""
+    from concurrent.futures import ThreadPoolExecutor
+
     theta = _posterior_array(tree, "theta")
     shape = theta.shape[:2]
-    theta = theta.reshape(-1, theta.shape[-1])
-    b = _posterior_array(tree, "difficulty").reshape(theta.shape[0], -1)
-    phi = _posterior_array(tree, "phi").reshape(theta.shape)
+    theta = np.ascontiguousarray(theta.reshape(-1, theta.shape[-1]))
+    b = np.ascontiguousarray(_posterior_array(tree, "difficulty").reshape(theta.shape[0], -1))
+    phi = np.ascontiguousarray(_posterior_array(tree, "phi").reshape(theta.shape))
     mu = _posterior_array(tree, "mu").reshape(theta.shape)
     mask = data.mask
-    w = mask.astype(float)
-    n = mask.sum(axis=1)
-    n_pair = _pair_counts(mask)
     full = bool(mask.all())
-    n_models = theta.shape[1]
-    out = {k: np.empty_like(theta) for k in ("ubar", "V_x", "V_pred")}
-    dbar = np.empty((theta.shape[0], n_models, n_models))
-    for sl in _draw_chunks(len(theta), data.correct.size):
-        p = 1.0 / (1.0 + np.exp(-(theta[sl][..., None] - b[sl][:, None, :])))
-        ph = phi[sl][..., None]
-        u = rng.beta(p * ph + data.correct, (1 - p) * ph + data.count - data.correct)
-        for key, val in zip(out, _finite_sample_stats(u, mask, n), strict=True):
-            out[key][sl] = val
-        if full:  # every model answered every question: dbar is a difference of means
-            ubar = out["ubar"][sl]
-            dbar[sl] = ubar[:, :, None] - ubar[:, None, :]
-            continue
-        # s[., a, b] = sum_i u_ai m_ai m_bi, as one 2-D matrix product (a stacked 3-D
-        # matmul with a 2-D operand does not use BLAS and was ~30x slower)
-        s = ((u * w).reshape(-1, w.shape[1]) @ w.T).reshape(u.shape[0], n_models, n_models)
+    # fixed blocks with their own child seeds: the draws do not depend on the thread count
+    blocks = list(_draw_chunks(len(theta), data.correct.size))
+    seeds = seed_seq.spawn(len(blocks))
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the kernel releases the GIL
+        results = list(
+            pool.map(
+                lambda j: _u_chunk(
+                    seeds[j], theta[blocks[j]], b[blocks[j]], phi[blocks[j]], data, full
+                ),
+                range(len(blocks)),
+            )
+        )
+    out = {
+        k: np.concatenate([r[0][i] for r in results])
+        for i, k in enumerate(("ubar", "V_x", "V_pred"))
+    }
+    if full:  # every model answered every question: dbar is a difference of means
+        dbar = out["ubar"][:, :, None] - out["ubar"][:, None, :]
+    else:
+        s = np.concatenate([r[1] for r in results])
         with np.errstate(invalid="ignore", divide="ignore"):
-            dbar[sl] = (s - np.swapaxes(s, -1, -2)) / n_pair
+            dbar = (s - np.swapaxes(s, -1, -2)) / _pair_counts(mask)
     pop = mu[:, :, None] - mu[:, None, :]
     values = {k: (("model",), v) for k, v in out.items()}
     values["dbar"] = (("model_a", "model_b"), dbar)
