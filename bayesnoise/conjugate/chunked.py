@@ -24,22 +24,9 @@ from .empirical_bayes import KAPPA_BOUNDS, fit_empirical_bayes, merge_fits
 from .kappa_grid import DEFAULT_KAPPA_PRIOR
 from .notes import kappa_notes
 
-__all__ = ["BLOCK_BYTES", "fit_dataset", "is_chunked", "posterior_table_chunked"]
+__all__ = ["BLOCK_BYTES", "fit_dataset", "posterior_table_chunked"]
 
 BLOCK_BYTES = 1 << 25  # largest block of (model, question) cells, as float64 (32 MiB)
-
-
-def is_chunked(ds) -> bool:
-    """True when a dataset's ``correct`` variable is a Dask array.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from bayesnoise.data import from_arrays
-    >>> is_chunked(from_arrays(np.ones((1, 2), int), np.ones((1, 2), int)))
-    False
-    """
-    return type(ds["correct"].data).__module__.startswith("dask")
 
 
 def _row_blocks(ds, block_bytes):

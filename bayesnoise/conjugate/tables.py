@@ -9,7 +9,7 @@ import pandas as pd
 
 from bayesnoise._common import check_confidence_level, pair_table, tail_probabilities
 from bayesnoise._progress import Progress
-from bayesnoise.data import beta_binomial_counts, complete
+from bayesnoise.data import beta_binomial_counts, complete, is_chunked
 
 from .dirichlet import population_accuracy
 from .empirical_bayes import fit_empirical_bayes
@@ -114,7 +114,7 @@ def posterior_table(
     >>> list(df.columns)[:4], len(df)
     (['model', 'questions', 'accuracy', 'mu'], 2)
     """
-    from .chunked import is_chunked, posterior_table_chunked
+    from .chunked import posterior_table_chunked
 
     if is_chunked(ds):  # Dask-backed: one block of models at a time
         kw = {"kappa": kappa, "random_seed": random_seed, "progress": progress}

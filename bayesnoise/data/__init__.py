@@ -1,6 +1,6 @@
 """The dataset contract (:mod:`.schema`) and operations on datasets (:mod:`.ops`)."""
 
-from .ops import complete, scores, select_models
+from .ops import complete, is_chunked, scores, select_models
 from .schema import (
     ATTR_DEFAULTS,
     MODEL,
@@ -26,6 +26,7 @@ __all__ = [
     "check_dataset",
     "complete",
     "from_arrays",
+    "is_chunked",
     "scores",
     "select_models",
 ]

@@ -12,7 +12,7 @@ from bayesnoise._common import fmt_value
 
 from .schema import MODEL, QUESTION, DataError, attr
 
-__all__ = ["complete", "scores", "select_models"]
+__all__ = ["complete", "is_chunked", "scores", "select_models"]
 
 
 def scores(ds: xr.Dataset) -> xr.DataArray:
@@ -112,3 +112,16 @@ def complete(ds: xr.Dataset, on_missing: str = "raise") -> xr.Dataset:
         stacklevel=2,
     )
     return ds.isel({QUESTION: np.flatnonzero(full)})
+
+
+def is_chunked(ds: xr.Dataset) -> bool:
+    """True when a dataset's ``correct`` variable is a Dask array (computed blockwise).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayesnoise.data import from_arrays
+    >>> is_chunked(from_arrays(np.ones((1, 2), int), np.ones((1, 2), int)))
+    False
+    """
+    return type(ds["correct"].data).__module__.startswith("dask")

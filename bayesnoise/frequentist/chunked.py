@@ -15,7 +15,7 @@ import numpy as np
 
 from bayesnoise._common import require
 
-__all__ = ["block_gram", "compute", "gram_row_sums", "is_chunked", "row_sums", "tiled_row_sums"]
+__all__ = ["block_gram", "compute", "gram_row_sums", "row_sums", "tiled_row_sums"]
 
 BLOCK = 4096  # questions per block: 0/1 products summed in float32 stay exact (<= 4096 < 2^24)
 _TILE = 1 << 17  # cells per tile of the elementwise sums (1 MiB of float64: stays in cache)
@@ -206,19 +206,6 @@ def gram_row_sums(p, w, k, *, progress=None) -> tuple[np.ndarray, dict, bool]:
             part["s2"] = s2
         sums = _merge(sums, part)
     return gram, sums, binary
-
-
-def is_chunked(ds) -> bool:
-    """True when a dataset's ``correct`` variable is a Dask array.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from bayesnoise.data import from_arrays
-    >>> is_chunked(from_arrays(np.ones((1, 2), int), np.ones((1, 2), int)))
-    False
-    """
-    return type(ds["correct"].data).__module__.startswith("dask")
 
 
 def compute(tree):
