@@ -208,14 +208,6 @@ def end_atom(sum_sq, sum_4):
     return m + (1.0 - m) / np.sqrt(n + 1.0)
 
 
-def _dirichlet_moments(total, total_sq, n, prior_mass, atom=1.0):
-    """Closed-form posterior mean and sd of ``sum_j w_j d_j`` (observed d's plus the atoms)."""
-    t = n + prior_mass
-    mean = total / t
-    var = ((total_sq + prior_mass * atom * atom) / t - mean * mean) / (t + 1.0)
-    return mean, np.sqrt(np.maximum(var, 0.0))
-
-
 def _power_grams(p):
     """Raw power sums of all pair differences ``d = p_A - p_B``: (4, M, M) for r = 1..4."""
     p1 = np.ascontiguousarray(p, dtype=float)
@@ -377,8 +369,10 @@ def paired_population_posterior(
     rng = np.random.default_rng(random_seed)
     shape, n = d.shape[:-1], d.shape[-1]
     flat = d.reshape(-1, n)
-    atom = end_atom((flat**2).sum(axis=-1), (flat**4).sum(axis=-1))
-    mean, sd = _dirichlet_moments(flat.sum(-1), (flat * flat).sum(-1), n, prior_mass, atom)
+    raw = [(flat**r).sum(axis=-1) for r in (1, 2, 3, 4)]
+    atom = end_atom(raw[1], raw[3])
+    mean, k2, _, _ = _dirichlet_cumulants(raw, n, prior_mass, atom)
+    sd = np.sqrt(k2)
     q = tail_probabilities(level)
     out = np.empty((3, flat.shape[0]))
     step = max(1, 2_000_000 // (int(draws) * (n + 2)))
