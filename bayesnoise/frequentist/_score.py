@@ -114,10 +114,21 @@ def paired_t_pvalue(z, n):
     True
     """
     n = np.asarray(n, dtype=float)
-    t = paired_t_statistic(z, n)
     with np.errstate(invalid="ignore"):
         df = np.where(n >= 2, n - 1.0, np.nan)
-    return 2.0 * special.stdtr(df, -np.abs(t))
+    return t_pvalue(paired_t_statistic(z, n), df)
+
+
+def t_pvalue(t, df):
+    """Two-sided p-value of a t statistic against Student t with ``df`` degrees of freedom.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> bool(np.isclose(t_pvalue(2.1, 9), 2 * stats.t.sf(2.1, 9), rtol=1e-12))
+    True
+    """
+    return 2.0 * special.stdtr(df, -np.abs(np.asarray(t, dtype=float)))
 
 
 def wilson(p, n, z):

@@ -389,7 +389,7 @@ def cluster_pair_noise(ds: xr.Dataset, cluster="cluster", *, on_missing: str = "
             "design_effect": deff,
             "icc": icc,
             "z": z,
-            "p_value": 2.0 * stats.t.sf(np.abs(z), n_clusters - 1),
+            "p_value": _score.t_pvalue(z, n_clusters - 1),
         },
     )
     out.attrs.update(clusters=n_clusters, questions=int(n), df=n_clusters - 1)
