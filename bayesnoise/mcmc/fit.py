@@ -79,9 +79,10 @@ def fit(
         ``pm.sample`` would otherwise pick it silently and skip PyMC's convergence checks);
         convergence is checked here for every sampler. With nutpie, the joint model's log
         density is the numba kernel of :mod:`bayesnoise.mcmc.numba_joint` (the same density,
-        several times faster per gradient than nutpie's compilation of the PyMC graph). nutpie and numpyro are optional extras:
-        without them an ``ImportError`` (``OptionalDependencyError``) naming the extra to
-        install is raised before anything is compiled.
+        several times faster per gradient than nutpie's compilation of the PyMC graph).
+        nutpie and numpyro are optional extras: without them an ``ImportError``
+        (``OptionalDependencyError``) naming the extra to install is raised before anything
+        is compiled.
     draws, tune, chains : int
         Kept draws per chain, tuning steps per chain, number of chains.
     cores : int, optional
