@@ -124,12 +124,15 @@ def conditional_cumulants(sums: KGroupSums, mu, kappa):
         q = s - 2.0 * big_a
         sab = n * big_p - s2  # sum_i alpha_i beta_i
         sab2 = n * big_p * big_p + (q * q - 2.0 * big_p) * s2 - 2.0 * q * s3 + s4
-        s1 = s + 1.0
-        out[0] += n * big_a / s
-        out[1] += sab / (s * s * s1)
-        out[2] += 2.0 * (n * big_p * q - 3.0 * q * s2 + 2.0 * s3) / (s**3 * s1 * (s + 2.0))
-        mu4 = 3.0 * ((s - 6.0) * sab2 + 2.0 * s * s * sab) / (s**4 * s1 * (s + 2.0) * (s + 3.0))
-        out[3] += mu4 - 3.0 * sab2 / (s**4 * s1 * s1)
+        # reciprocals multiplied, not powers divided (``s**3`` is a libm pow per element)
+        r0, r1 = 1.0 / s, 1.0 / (s + 1.0)
+        r01 = r0 * r0 * r1  # 1 / (s^2 (s + 1))
+        r012 = r01 * r0 / (s + 2.0)  # 1 / (s^3 (s + 1) (s + 2))
+        out[0] += n * big_a * r0
+        out[1] += sab * r01
+        out[2] += 2.0 * (n * big_p * q - 3.0 * q * s2 + 2.0 * s3) * r012
+        mu4 = 3.0 * ((s - 6.0) * sab2 + 2.0 * s * s * sab) * r012 * r0 / (s + 3.0)
+        out[3] += mu4 - 3.0 * sab2 * r01 * r01
     n_q = sums.n_questions[:, None]
     for r in range(4):
         out[r] /= n_q ** (r + 1)
