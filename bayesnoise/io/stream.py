@@ -9,18 +9,18 @@ error still names the file, line, model and question.
 from __future__ import annotations
 
 import sys
-import time
 
 import numpy as np
 import xarray as xr
 
 from bayesnoise._common import fmt_value as _fmt
+from bayesnoise._progress import Progress
 from bayesnoise.data import DataError, from_arrays
 
 from ._rows import CELLS, Rows, place
 from .columns import Layout
 
-__all__ = ["Progress", "aggregate"]
+__all__ = ["aggregate", "reading_progress"]
 
 _ID_ROLES = ("model", "question", "sample", "benchmark", "cluster", "source")
 # Seconds before the progress display appears, and between its updates.
@@ -33,32 +33,12 @@ def _terminal() -> bool:
     return sys.stderr.isatty()
 
 
-class Progress:
-    """``reading NAME: 12.0M rows (45%)`` on standard error, from :data:`DELAY` seconds on.
-
-    ``enabled=None`` shows it only when standard error is a terminal; False never.
-    """
-
-    def __init__(self, name: str, enabled: bool | None = None):
-        self.name = name
-        self.enabled = _terminal() if enabled is None else bool(enabled)
-        self.start = self.last = time.monotonic()
-        self.shown = False
-
-    def update(self, rows: int, fraction: float | None) -> None:
-        now = time.monotonic()
-        if not self.enabled or now - self.start < DELAY or (self.shown and now - self.last < EVERY):
-            return
-        self.last = now
-        share = f" ({100 * fraction:.0f}%)" if fraction is not None else ""
-        sys.stderr.write(f"\rreading {self.name}: {rows / 1e6:.1f}M rows{share}   ")
-        sys.stderr.flush()
-        self.shown = True
-
-    def close(self, rows: int) -> None:
-        if self.shown:
-            sys.stderr.write(f"\rreading {self.name}: {rows / 1e6:.1f}M rows, done.   \n")
-            sys.stderr.flush()
+def reading_progress(name: str, enabled: bool | None = None) -> Progress:
+    """The display of a table being read: ``reading NAME: 12.0M rows (45%)``, from
+    :data:`DELAY` seconds on; ``enabled=None`` shows it only when standard error is a terminal."""
+    return Progress(
+        f"reading {name}", enabled=_terminal() if enabled is None else enabled, delay=DELAY
+    )
 
 
 class _Codes:
@@ -360,6 +340,6 @@ def aggregate(
         for offset, n, columns in source.batches(wanted, text):
             agg.add(source, offset, n, columns)
             fraction = (k + source.done / max(source.total, 1)) / len(sources)
-            progress.update(agg.rows, fraction)
-    progress.close(agg.rows)
+            progress.update(f"{agg.rows / 1e6:.1f}M rows ({100 * fraction:.0f}%)", EVERY)
+    progress.close(f"{agg.rows / 1e6:.1f}M rows")
     return agg.dataset(default_benchmark, name)

@@ -12,12 +12,13 @@ from pathlib import Path
 import pandas as pd
 import xarray as xr
 
+from bayesnoise._progress import Progress
 from bayesnoise.data import DataError
 
 from ._rows import stem
 from .columns import resolve_columns
 from .sources import FrameSource, open_table
-from .stream import Progress, aggregate
+from .stream import aggregate, reading_progress
 
 __all__ = ["from_samples", "read_files", "read_frame"]
 
@@ -50,7 +51,7 @@ def _read(
             f"{name}: benchmark={benchmark!r} asked for, but there is no benchmark_id column "
             "(name one with columns={'benchmark': ...}, CLI: --benchmark-col)"
         )
-    show = Progress(name, progress) if not isinstance(progress, Progress) else progress
+    show = progress if isinstance(progress, Progress) else reading_progress(name, progress)
     return aggregate(
         sources,
         layout,
