@@ -99,3 +99,17 @@ def test_power_cluster_col_must_exist(capsys, tmp_path):
     path = _write(tmp_path / "cl.csv", k=2)
     assert main(["power", path, "--cluster-col", "nope"]) == 2
     assert "nope" in capsys.readouterr().err
+
+
+def test_cluster_power_table_reuses_a_given_power_table(tmp_path):
+    # the CLI hands its power_table to cluster_power_table (base=) instead of computing it
+    # twice: the result must be the same table, exactly
+    from bayesnoise.frequentist import cluster_power_table, power_table
+
+    ds = load(_write(tmp_path / "cl.csv", k=4), columns={"cluster": "topic"})
+    kw = {"n": 600, "k": 8}
+    own = cluster_power_table(ds, difference=0.05, **kw)
+    given = cluster_power_table(
+        ds, difference=0.05, base=power_table(ds, difference=0.05, **kw), **kw
+    )
+    pd.testing.assert_frame_equal(own, given)

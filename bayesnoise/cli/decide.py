@@ -41,9 +41,9 @@ def _power(args: argparse.Namespace):
         on_missing=on_missing(args),
     )
     needed = [c for c in frequentist.NEEDED_COLUMNS if c in df.columns]
-    df = df[frequentist.POWER_COLUMNS + needed]
+    shown = df[frequentist.POWER_COLUMNS + needed]
     if "cluster" not in ds.coords:
-        return df
+        return shown
     # questions in groups (--cluster-col): the cluster-aware numbers beside the naive ones
     cl = frequentist.cluster_power_table(
         ds,
@@ -54,8 +54,9 @@ def _power(args: argparse.Namespace):
         alpha=args.alpha,
         power=args.power,
         on_missing=on_missing(args),
+        base=df,
     )
-    return df.merge(cl, on=["model_a", "model_b"], how="left", validate="one_to_one")
+    return shown.merge(cl, on=["model_a", "model_b"], how="left", validate="one_to_one")
 
 
 def _passk(args: argparse.Namespace):

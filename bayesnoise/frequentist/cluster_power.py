@@ -204,6 +204,7 @@ def cluster_power_table(
     alpha=0.05,
     power=0.8,
     on_missing="raise",
+    base=None,
 ):
     """Cluster-aware power of every pair, to set beside :func:`power_table` (paired design).
 
@@ -233,6 +234,9 @@ def cluster_power_table(
     alpha, power : float
         Two-sided level and power, in (0, 1).
     on_missing : {"raise", "intersect"}
+    base : pandas.DataFrame, optional
+        :func:`power_table` of the same ``ds``, ``n``, ``k``, ``alpha``, ``power`` and
+        ``on_missing``, when the caller already has it (computed otherwise).
 
     Returns
     -------
@@ -262,7 +266,8 @@ def cluster_power_table(
     from bayesnoise.frequentist.cluster import cluster_codes, cluster_pair_noise
     from bayesnoise.frequentist.power import power_table
 
-    base = power_table(ds, n=n, k=k, alpha=alpha, power=power, on_missing=on_missing)
+    if base is None:
+        base = power_table(ds, n=n, k=k, alpha=alpha, power=power, on_missing=on_missing)
     cp = cluster_pair_noise(ds, cluster, on_missing=on_missing)
     n_file, n_clusters = cp.attrs["questions"], cp.attrs["clusters"]
     cp = base[["model_a", "model_b"]].merge(cp, on=["model_a", "model_b"], how="left")
