@@ -49,9 +49,11 @@ def dirichlet_cumulants(raw, total):
 
 
 def dirichlet_weights(rng, draws, n, prior_mass):
-    """Unnormalised Dirichlet weights: (draws, n) for the values and (draws, 2) for the ends."""
-    wts = rng.standard_exponential((int(draws), n))
-    ends = rng.standard_gamma(prior_mass / 2.0, size=(int(draws), 2))
+    """Unnormalised Dirichlet weights: (*draws, n) for the values and (*draws, 2) for the
+    ends (``draws``: an int or a shape, e.g. (batch, draws))."""
+    shape = tuple(int(x) for x in np.atleast_1d(draws))
+    wts = rng.standard_exponential((*shape, n))
+    ends = rng.standard_gamma(prior_mass / 2.0, size=(*shape, 2))
     return wts, ends
 
 

@@ -378,8 +378,7 @@ def paired_population_posterior(
     step = max(1, 2_000_000 // (int(draws) * (n + 2)))
     for s0 in range(0, flat.shape[0], step):
         rows, e = flat[s0 : s0 + step], atom[s0 : s0 + step, None]
-        wts = rng.standard_exponential((rows.shape[0], int(draws), n))
-        atoms = rng.standard_gamma(prior_mass / 2.0, size=(rows.shape[0], int(draws), 2))
+        wts, atoms = dirichlet_weights(rng, (rows.shape[0], draws), n, prior_mass)
         num = np.einsum("rdn,rn->rd", wts, rows) + (atoms[..., 1] - atoms[..., 0]) * e
         delta = num / (wts.sum(-1) + atoms.sum(-1))
         out[0, s0 : s0 + step], out[1, s0 : s0 + step] = np.quantile(delta, q, axis=-1)
