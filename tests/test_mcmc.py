@@ -203,6 +203,20 @@ def test_missing_sampler_is_one_clear_error_before_compiling(monkeypatch):
         assert isinstance(err.value, ImportError)
 
 
+def test_auto_sampler_is_nutpie_for_the_joint_model_only_when_installed(monkeypatch):
+    # "auto" (the default of fit and of the CLI) picks nutpie's numba density for the joint
+    # model, the one PyMC's NUTS cannot fit in a minute at 50 x 500; every other model, and
+    # the joint one without nutpie, gets PyMC's NUTS, never an error about a missing extra
+    has_nutpie = importlib.util.find_spec("nutpie") is not None
+    assert hb.resolve_sampler("auto", "joint") == ("nutpie" if has_nutpie else "pymc")
+    for kind in ("marginal", "latent", "fixed_hyper", "cluster"):
+        assert hb.resolve_sampler("auto", kind) == "pymc"
+    for name in ("pymc", "nutpie", "numpyro"):
+        assert hb.resolve_sampler(name, "joint") == name
+    _hide(monkeypatch, "nutpie")
+    assert hb.resolve_sampler("auto", "joint") == "pymc"
+
+
 def _tree(posterior, diverging=None):
     groups = {"posterior": xr.Dataset(posterior)}
     if diverging is not None:

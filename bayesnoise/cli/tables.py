@@ -270,7 +270,12 @@ def register(sub) -> None:
         type=positive,
         help="conjugate: fix the Beta concentration kappa for every model instead of fitting it",
     )
-    p.add_argument("--sampler", choices=("pymc", "nutpie", "numpyro"), default="pymc")
+    p.add_argument(
+        "--sampler",
+        choices=("auto", "pymc", "nutpie", "numpyro"),
+        default="auto",
+        help="NUTS implementation (default auto: nutpie for --pairs when installed, else pymc)",
+    )
     p.add_argument("--draws", type=int, default=1000)
     p.add_argument("--tune", type=int, default=1000)
     p.add_argument("--chains", type=int, default=2)

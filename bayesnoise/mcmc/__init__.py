@@ -39,7 +39,7 @@ from .diagnostics import (
     diagnostics_table,
     summary,
 )
-from .fit import SAMPLERS, fit, load_fit, save_fit
+from .fit import SAMPLERS, fit, load_fit, resolve_sampler, save_fit
 from .inputs import BuiltModel, ModelData, model_data
 from .priors import DEFAULT_PRIORS, Priors, prior_predictive_summary
 from .tables import pairs_table_from_fit, posterior_table_from_fit, posterior_table_mcmc
@@ -68,6 +68,7 @@ __all__ = [
     "pairs_table_from_fit",
     "posterior_table_from_fit",
     "posterior_table_mcmc",
+    "resolve_sampler",
     "prior_predictive_summary",
     "save_fit",
     "summary",

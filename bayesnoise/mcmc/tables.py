@@ -179,7 +179,7 @@ def posterior_table_mcmc(
     *,
     pairs: bool = False,
     confidence_level: float = 0.95,
-    sampler: str = "pymc",
+    sampler: str = "auto",
     draws: int = 1000,
     tune: int = 1000,
     chains: int = 2,
@@ -203,7 +203,7 @@ def posterior_table_mcmc(
     pairs : bool, default False
         Per-pair table from the joint model instead of the per-model table.
     confidence_level : float, default 0.95
-    sampler : {"pymc", "nutpie", "numpyro"}, default "pymc"
+    sampler : {"auto", "pymc", "nutpie", "numpyro"}, default "auto"
     draws, tune, chains, random_seed, progressbar
         Passed to :func:`fit`.
     save : path, optional
