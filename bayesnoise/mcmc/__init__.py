@@ -68,8 +68,8 @@ __all__ = [
     "pairs_table_from_fit",
     "posterior_table_from_fit",
     "posterior_table_mcmc",
-    "resolve_sampler",
     "prior_predictive_summary",
+    "resolve_sampler",
     "save_fit",
     "summary",
 ]
