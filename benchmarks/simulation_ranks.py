@@ -2,7 +2,10 @@
 
 Per replicate: M models whose population accuracies are theta_m = 0.6 + tau z_m, z_m standard
 normal, with the spread tau drawn afresh, tau ~ Uniform(0, 0.5 / sqrt(N)) (from models that
-are all alike to leaders about one binomial SE ahead). Questions: b_mi = Phi(rho g_i +
+are all alike to leaders about one binomial SE ahead; ``--spread halfcauchy`` draws it from the
+hierarchical method's own prior instead, where a Bayesian P(best) is calibrated by
+construction, so the two designs separate a defect of the method from a mismatch between its
+prior and the simulated spreads). Questions: b_mi = Phi(rho g_i +
 sqrt(1 - rho^2) e_mi) is uniform on (0, 1) for every model and correlated across models
 (rho = 0.7, shared difficulty g_i), and u_mi = b_mi^(1 / theta_m - 1), whose population mean is
 exactly theta_m (E b^a = 1 / (1 + a)). K samples per question ~ Binomial(K, u_mi).
@@ -35,9 +38,22 @@ from bayesnoise.data import from_arrays
 EDGES = np.array([0.0, 0.05, 0.2, 0.4, 0.6, 0.8, 0.95, 1.0 + 1e-9])
 
 
-def simulate(rng, m, n, k, rho=0.7, center=0.6):
-    """One replicate: counts (M, N), population accuracies theta (M,), these-question means."""
-    tau = rng.uniform(0.0, 0.5 / np.sqrt(n))
+def simulate(rng, m, n, k, rho=0.7, center=0.6, spread="uniform"):
+    """One replicate: counts (M, N), population accuracies theta (M,), these-question means.
+
+    ``spread="uniform"``: tau ~ Uniform(0, 0.5 / sqrt(N)). ``"halfcauchy"``: tau from the
+    prior the hierarchical method assumes, half-Cauchy with the scale of one standard error,
+    here the binomial SE sqrt(center (1 - center) / N) of an accuracy at K = 1 (its own prior
+    scale is the root mean square SE of the file's estimates, which equals this at K = 1 up
+    to sampling error), truncated at 0.5.
+    """
+    if spread == "halfcauchy":
+        scale = np.sqrt(center * (1 - center) / n)
+        tau = np.inf
+        while tau > 0.5:
+            tau = abs(scale * rng.standard_cauchy())
+    else:
+        tau = rng.uniform(0.0, 0.5 / np.sqrt(n))
     theta = np.clip(center + tau * rng.standard_normal(m), 0.05, 0.95)
     g = rng.standard_normal(n)
     b = special.ndtr(rho * g + np.sqrt(1 - rho**2) * rng.standard_normal((m, n)))
@@ -45,11 +61,11 @@ def simulate(rng, m, n, k, rho=0.7, center=0.6):
     return rng.binomial(k, u), theta, u.mean(axis=1)
 
 
-def run_cell(rng, method, m, n, k, reps, draws):
+def run_cell(rng, method, m, n, k, reps, draws, spread="uniform"):
     stated, hit = [], []
     names = [f"m{j}" for j in range(m)]
     for r in range(reps):
-        correct, theta, ubar = simulate(rng, m, n, k)
+        correct, theta, ubar = simulate(rng, m, n, k, spread=spread)
         ds = from_arrays(correct, np.full((m, n), k), models=names)
         table = rank_table(ds, method=method, draws=draws, random_seed=r).set_index("model")
         stated.extend(table.loc[names, "p_best"])
@@ -82,10 +98,19 @@ def main():
     ap.add_argument("--n", type=int, nargs="+", default=[100, 500])
     ap.add_argument("--methods", nargs="+", default=["bootstrap", "hierarchical", "bayes"])
     ap.add_argument("--seed", type=int, default=20240611)
+    ap.add_argument(
+        "--spread",
+        choices=("uniform", "halfcauchy"),
+        default="uniform",
+        help="how the models' true spread tau is drawn (see simulate)",
+    )
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     start = time.perf_counter()
-    print(f"{args.reps} replicates per cell, {args.draws} draws, load {os.getloadavg()[0]:.2f}")
+    print(
+        f"{args.reps} replicates per cell, {args.draws} draws, tau {args.spread}, "
+        f"load {os.getloadavg()[0]:.2f}"
+    )
     print(
         "| method | M | N | K | bin of stated P(best) | models | mean stated | freq. best "
         "| MCSE | z |"
@@ -96,7 +121,7 @@ def main():
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # K = 1: no data/prediction split (irrelevant)
-            stated, hit = run_cell(rng, method, m, n, k, args.reps, args.draws)
+            stated, hit = run_cell(rng, method, m, n, k, args.reps, args.draws, args.spread)
         rows, ece = reliability(stated, hit)
         for label, count, mean, freq, mcse, z in rows:
             print(
