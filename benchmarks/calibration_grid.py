@@ -103,6 +103,14 @@ def summary(df: pd.DataFrame) -> str:
         if len(bad):
             lines.append(f"\n{name}: {len(bad)} of {int(wrong[name].notna().sum())} cells fail")
             lines.append(bad[[*keys, name, f"{name}_mcse"]].round(3).to_string(index=False))
+    for name in grid.REFERENCE:
+        if name in df.columns:
+            bad = _fails(main, name)
+            lines.append(
+                f"\n{name} (reference, not printed by the CLI): {len(bad)} of "
+                f"{int(main[name].notna().sum())} target cells outside 93-97%; range "
+                f"{main[name].min():.3f}-{main[name].max():.3f}"
+            )
     for name in grid.PROBABILITIES:
         if name not in df.columns or df[name].isna().all():
             lines.append(f"\n{name}: not provided by the package")
@@ -121,7 +129,7 @@ def summary(df: pd.DataFrame) -> str:
 def table(df: pd.DataFrame) -> str:
     keys = ["shape", "N", "K", "mu", "kappa", "R", "rho"]
     cols = [*keys]
-    for name in (*grid.INTERVALS, *grid.PROBABILITIES):
+    for name in (*grid.INTERVALS, *grid.REFERENCE, *grid.PROBABILITIES):
         if name in df.columns:
             cols += [name, f"{name}_mcse"]
     if "kappa_at_lower" in df.columns:
@@ -156,6 +164,8 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     if args.from_csv:
         df = pd.concat([pd.read_csv(f) for f in args.from_csv], ignore_index=True)
+        # runs saved before the rename: acc_se_mean was the Wald reference, now acc_wald
+        df = df.rename(columns=lambda c: c.replace("acc_se_mean", "acc_wald"))
     else:
         if args.quick:
             cells = [

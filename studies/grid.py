@@ -11,8 +11,10 @@ interval           public function and columns                                  
 ``mu_bayes``       ``conjugate.posterior_table`` ``mu_low/high``                 population mean
 ``here_freq``      ``compare.compare_models`` ``here_freq_low/high``             mean_i u_i
 ``pop_freq``       ``compare.compare_models`` ``population_freq_low/high``       population mean
-``acc_se_mean``    ``frequentist.model_noise``: accuracy +- z se_mean (the CLI   population mean
-                   ``noise --confidence-level`` columns)
+``acc_noise``      ``frequentist.model_noise(confidence_level=)``                population mean
+                   ``accuracy_low/high`` (what ``noise --confidence-level`` prints)
+``acc_wald``       reference, not printed: accuracy +- z se_mean, the Wald form     population mean
+                   (``method="wald"``) that the score-type interval replaced
 ``fresh``          ``conjugate.fresh_run_predictive`` (same questions, K' = K)   score of a fresh
                                                                                  run (new samples,
                                                                                  same questions)
@@ -72,6 +74,7 @@ __all__ = [
     "K_GRID",
     "MU_GRID",
     "N_GRID",
+    "REFERENCE",
     "SHAPES",
     "CellResult",
     "Difficulty",
@@ -92,11 +95,13 @@ SHIFT_LOGIT = 0.3  # B's population accuracy under the shift: expit(logit(mu) - 
 PAIR_GROUP = 10  # triplets per dataset for the pair tables (30 models, 435 pairs)
 FRESH_DRAWS = 1000  # fresh_run_predictive draws (default 4000); quantile MC bias ~ -2/D = -0.002
 
-MODEL_INTERVALS = ("ubar", "mu_bayes", "here_freq", "pop_freq", "acc_se_mean")
+MODEL_INTERVALS = ("ubar", "mu_bayes", "here_freq", "pop_freq", "acc_noise")
 FRESH_INTERVALS = ("fresh", "fresh_new")
 PAIR_BASE = ("dbar", "pop_diff", "dbar_freq", "pop_diff_freq")
 PAIR_INTERVALS = tuple(f"{b}_{d}" for d in ("null", "shift") for b in PAIR_BASE)
 INTERVALS = MODEL_INTERVALS + FRESH_INTERVALS + PAIR_INTERVALS
+# measured for comparison only (an interval the package no longer prints by default)
+REFERENCE = ("acc_wald",)
 PROBABILITIES = ("p_here_gt95", "p_pop_gt95")
 
 # Column names the package uses (or may use after the refactor) for the two probabilities.
@@ -330,9 +335,11 @@ def _per_model(c, k, seed, check):
         out["ubar"] = (pt["ubar_low"].to_numpy(), pt["ubar_high"].to_numpy())
         out["mu_bayes"] = (pt["mu_low"].to_numpy(), pt["mu_high"].to_numpy())
     z = special.ndtri(0.5 + LEVEL / 2)
-    mn = _quiet(frequentist.model_noise, ds).set_index("model").loc[cmp["model"]]
+    mn = _quiet(frequentist.model_noise, ds, confidence_level=LEVEL)
+    mn = mn.set_index("model").loc[cmp["model"]]
+    out["acc_noise"] = (mn["accuracy_low"].to_numpy(), mn["accuracy_high"].to_numpy())
     half = z * mn["se_mean"].to_numpy()
-    out["acc_se_mean"] = (mn["accuracy"].to_numpy() - half, mn["accuracy"].to_numpy() + half)
+    out["acc_wald"] = (mn["accuracy"].to_numpy() - half, mn["accuracy"].to_numpy() + half)
     return out
 
 
@@ -516,7 +523,8 @@ def simulate_cell(
         "mu_bayes": np.full(r, mu),
         "here_freq": u[0].mean(axis=1),
         "pop_freq": np.full(r, mu),
-        "acc_se_mean": np.full(r, mu),
+        "acc_noise": np.full(r, mu),
+        "acc_wald": np.full(r, mu),
         "fresh": fresh_same,
         "fresh_new": fresh_new,
     }
@@ -547,7 +555,7 @@ def simulate_cell(
                     except Exception:
                         model_errors += 1
                         nan = (np.full(1, np.nan), np.full(1, np.nan))
-                        gots.append({**dict.fromkeys(MODEL_INTERVALS, nan),
+                        gots.append({**dict.fromkeys(MODEL_INTERVALS + REFERENCE, nan),
                                      "kappa": np.full(1, np.nan)})  # fmt: skip
             for got in gots:
                 kap.append(got.pop("kappa"))
@@ -588,7 +596,7 @@ def simulate_cell(
         got.pop("p_here_shift", None)
         got.pop("p_pop_shift", None)
         intervals.update(got)
-    for name in INTERVALS:
+    for name in INTERVALS + REFERENCE:
         if name in intervals:
             lo, hi = intervals[name]
             res.coverage[name], res.missing[name], res.width[name] = _coverage(lo, hi, truth[name])

@@ -69,7 +69,7 @@ COVERAGE_CASES = [
             "mu_bayes",
             "here_freq",
             "pop_freq",
-            "acc_se_mean",
+            "acc_noise",
             "fresh",
             "fresh_new",
             "dbar_null",
@@ -95,14 +95,15 @@ COVERAGE_CASES = [
     ("beta_n30_k5_mu05", "pop_diff_freq_shift"),
     # K = 1, N = 30, accuracy 0.05: outside the issue's K = 1 target region (N >= 100), but
     # defect 5's fix (a score interval in `compare`: Wilson has exact coverage 0.939 here, Wald
-    # 0.782) already meets the band in the working tree; this guards it. ``acc_se_mean``
-    # (accuracy +- z se_mean, Wald by construction, kept by name) is not asserted: it measures
-    # 0.78 here and is expected to stay so.
+    # 0.782) already meets the band in the working tree; this guards it, and the same interval
+    # as ``noise --confidence-level`` prints it. ``acc_wald`` (accuracy +- z se_mean, the Wald
+    # form kept by name, not printed) is not asserted: it measures 0.78 here.
     ("beta_n30_k1_mu05", "pop_freq"),
+    ("beta_n30_k1_mu05", "acc_noise"),
     # non-Beta question difficulties (logit-normal with the Beta's mean and variance)
     *[
         ("logitnormal_n100_k5_mu50", name)
-        for name in ("ubar", "mu_bayes", "here_freq", "pop_freq", "acc_se_mean")
+        for name in ("ubar", "mu_bayes", "here_freq", "pop_freq", "acc_noise")
     ],
     # two-point difficulties, K = 20: the Beta-Binomial mu was biased under this shape and
     # covered 0.77-0.86 (R = 200, accuracy 0.05 / 0.9, N = 30 and 100); mu now comes from the

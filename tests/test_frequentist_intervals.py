@@ -317,3 +317,22 @@ def test_no_z_from_a_rounding_variance():
         mat = pair_noise_dataset(ds)
     assert np.isnan(float(mat["z"][0, 1]))
     assert _score.is_zero_variance(1e-13) and not _score.is_zero_variance(1e-10)
+
+
+def test_noise_and_compare_print_the_same_population_interval():
+    # `noise --confidence-level` (model_noise) and `compare` (population_freq_*) print one
+    # interval for a model's population accuracy; the calibration grid measures it once
+    # (acc_noise and pop_freq) and relies on this equality
+    from bayesnoise.compare import compare_models
+    from bayesnoise.frequentist import model_noise
+
+    rng = np.random.default_rng(11)
+    k = np.array([[5] * 40, [1] * 40, [20] * 40])
+    c = rng.binomial(k, rng.beta(0.3, 3.0, k.shape))
+    ds = from_arrays(c, k, models=["a", "b", "c"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        noise = model_noise(ds, confidence_level=0.9)
+        cmp = compare_models(ds, confidence_level=0.9)
+    np.testing.assert_array_equal(noise["accuracy_low"], cmp["population_freq_low"])
+    np.testing.assert_array_equal(noise["accuracy_high"], cmp["population_freq_high"])
