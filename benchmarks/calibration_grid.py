@@ -115,6 +115,13 @@ def summary(df: pd.DataFrame) -> str:
         if name not in df.columns or df[name].isna().all():
             lines.append(f"\n{name}: not provided by the package")
             continue
+        if name == "p_here_gt95":  # P(A > B) about these questions: no population target
+            lines.append(
+                f"\n{name} (p_a_better, about these questions; the null is about the "
+                "population, so it has no 4-6% target and is shown for contrast): range "
+                f"{df[name].min():.3f}-{df[name].max():.3f}, median {df[name].median():.3f}"
+            )
+            continue
         bad = _fails(df[target], name, P_LOW, P_HIGH)
         lines.append(
             f"\n{name} (fraction of null replicates with P > 0.95, target 4-6%): {len(bad)} of "
