@@ -98,8 +98,9 @@ def test_model_intervals_never_zero_width_nor_outside(correct, count):
 
 
 # ------------------------------------------------------------------ defect 5: pairs, Tango
-def _tango_reference(b, c, n, level=0.95):
-    """Tango's score interval solved from scratch: constrained MLE by numerical optimisation."""
+def _tango_reference(b, c, n, level=0.95, excess=0.0):
+    """Tango's score interval solved from scratch: constrained MLE by numerical optimisation
+    (``excess`` subtracted from the per-question variance, as in ``_score.tango``)."""
     z = stats.norm.ppf(0.5 + level / 2)
 
     def score(delta):
@@ -112,13 +113,50 @@ def _tango_reference(b, c, n, level=0.95):
         q = optimize.minimize_scalar(
             nll, bounds=(lo, hi), method="bounded", options={"xatol": 1e-13}
         ).x
-        return (b - c - n * delta) / np.sqrt(n * (2 * q + delta - delta**2))
+        # a variance that the held excess drives to or below 0 makes |Z| huge (that delta is
+        # rejected), as in the package
+        return (b - c - n * delta) / np.sqrt(max(n * (2 * q + delta - delta**2 - excess), 1e-300))
 
     d = (b - c) / n
     eps = 1e-9
     low = optimize.brentq(lambda t: score(t) - z, -1 + eps, d - 1e-12)
     high = optimize.brentq(lambda t: score(t) + z, d + 1e-12, 1 - eps) if d < 1 - eps else 1.0
     return low, high
+
+
+@pytest.mark.parametrize(
+    ("b", "c", "n", "var_d"), [(3.0, 1.0, 30, 0.02), (1.2, 0.4, 30, 0.004), (20.0, 12.0, 100, 0.1)]
+)
+def test_held_excess_tango_solved_from_scratch(b, c, n, var_d):
+    # the held-prediction-noise interval (union partner at K > 1): variance var_d at delta =
+    # dbar, growing with delta as the 0/1 table's does; equal to the from-scratch solution
+    from bayesnoise.frequentist import _score
+
+    d = (b - c) / n
+    excess = (b + c) / n - d * d - var_d
+    lo, hi = _score.tango(b, c, n, Z, excess=excess)
+    assert (float(lo), float(hi)) == pytest.approx(
+        _tango_reference(b, c, n, excess=excess), abs=2e-6
+    )
+    # it contains the 0/1 Tango interval's centre and is narrower (less variance at dbar)
+    t_lo, t_hi = _score.tango(b, c, n, Z)
+    assert t_lo < lo < d < hi < t_hi
+
+
+def test_pair_interval_covers_a_difference_from_rare_unobserved_questions():
+    # Issue 8 grid, two-point difficulties at N = 30, K = 20: A solves 28 of 30 questions almost
+    # always (0.98) and, like B, one hard question rarely; B fails one of A's easy questions
+    # outright (a rare discordance that a sample of 30 often misses entirely). Here the
+    # sample saw none: both models are at 0.98 on 29 questions. The held-noise interval must
+    # still reach the size one unseen discordant question would make (1 / 30), where the
+    # effective-n interval alone stopped at about 0.02 (N K = 600 effective trials).
+    k, n = 20, 30
+    pa = np.r_[np.full(29, 19.6 / k), 3.0 / k]
+    pb = np.r_[np.full(29, 19.4 / k), 3.0 / k]
+    d = pa - pb
+    lo, hi = difference_interval(pa.mean(), pb.mean(), pa.var(), pb.var(), d.var(), n,
+                                 samples_per_question=k)  # fmt: skip
+    assert lo < d.mean() < 1 / n < hi
 
 
 @pytest.mark.parametrize(

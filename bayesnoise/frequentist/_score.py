@@ -171,15 +171,21 @@ def newcombe(pa, la, ua, pb, lb, ub, phi):
     return np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
 
 
-def tango(b, c, n, z, *, iterations: int = 60):
+def tango(b, c, n, z, *, excess=0.0, iterations: int = 60):
     """Tango's score interval for the paired difference (b - c) / n of a 2 x 2 table with
     ``b`` and ``c`` discordant counts out of ``n`` (non-integer counts allowed).
 
     The limits solve |Z(delta)| = z with Z(delta) = (b - c - n delta) / sqrt(n (2 q + delta -
-    delta^2)), q the constrained maximum-likelihood estimate of the (A wrong, B right) cell
-    probability given delta (a quadratic root); found by vectorised bisection.
+    delta^2 - excess)), q the constrained maximum-likelihood estimate of the (A wrong, B right)
+    cell probability given delta (a quadratic root); found by vectorised bisection. ``excess``
+    = 0 is Tango's interval. For n questions whose differences d_i in [-1, 1] have variance
+    v (ddof 0), ``excess`` = (b + c) / n - dbar^2 - v >= 0 holds the part of the 0/1 variance
+    that the averaging over samples removed (the prediction noise) fixed, so the variance at
+    delta = dbar is v and grows with delta as the 0/1 table's does (the paired analogue of
+    :func:`held_excess_score`).
     """
     b, c, n = (np.asarray(x, dtype=float) for x in np.broadcast_arrays(b, c, n))
+    excess = np.asarray(excess, dtype=float)
     d = (b - c) / n
 
     def score(delta):
@@ -187,7 +193,7 @@ def tango(b, c, n, z, *, iterations: int = 60):
         qb = -b - c + (2.0 * n - b + c) * delta
         qc = -c * delta * (1.0 - delta)
         q = (-qb + np.sqrt(np.maximum(qb * qb - 4.0 * qa * qc, 0.0))) / (2.0 * qa)
-        var = np.maximum(n * (2.0 * q + delta - delta * delta), 0.0)
+        var = np.maximum(n * (2.0 * q + delta - delta * delta - excess), 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
             return (b - c - n * delta) / np.sqrt(var)
 
