@@ -13,6 +13,7 @@ Usage::
     python benchmarks/calibration_grid.py --quick                 # a few cells, ~1 min
     python benchmarks/calibration_grid.py --replicates 300 --out grid.csv
     python benchmarks/calibration_grid.py --shapes beta --ns 30 100 --out beta.csv   # a slice
+    python benchmarks/calibration_grid.py --parts pairs --out pairs.csv   # the pair intervals only
     python benchmarks/calibration_grid.py --from-csv a.csv b.csv  # table + summary of saved runs
 """
 
@@ -41,13 +42,14 @@ LOW, HIGH = 0.93, 0.97  # issue 8 target for a 95% interval
 P_LOW, P_HIGH = 0.04, 0.06  # target for the fraction of null replicates with P(A > B) > 0.95
 
 
-def run(cells, replicates, replicates_large, seed, out=None) -> pd.DataFrame:
+def run(cells, replicates, replicates_large, seed, out=None, parts=None) -> pd.DataFrame:
     rows = []
     t0 = time.perf_counter()
+    kw = {} if parts is None else {"parts": tuple(parts)}
     for i, cell in enumerate(cells):
         r = replicates_large if cell["n_questions"] >= 500 and replicates_large else replicates
         try:
-            res = grid.simulate_cell(**cell, replicates=r, seed=seed)
+            res = grid.simulate_cell(**cell, replicates=r, seed=seed, **kw)
         except Exception as err:  # keep the grid going; the row records the failure
             print(f"cell {cell} failed: {err!r}", file=sys.stderr, flush=True)
             keys = ("shape", "N", "K", "mu", "kappa")
@@ -165,6 +167,13 @@ def main(argv=None) -> int:
     p.add_argument("--mus", nargs="+", type=float, default=list(grid.MU_GRID))
     p.add_argument("--kappas", nargs="+", type=float, default=list(grid.KAPPA_GRID))
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--parts",
+        nargs="+",
+        choices=("models", "fresh", "pairs"),
+        default=None,
+        help="simulate only these interval groups (default: all)",
+    )
     p.add_argument("--out", type=Path, default=None, help="write the results as CSV here")
     p.add_argument("--from-csv", nargs="+", type=Path, help="print table + summary of saved runs")
     args = p.parse_args(argv)
@@ -181,7 +190,7 @@ def main(argv=None) -> int:
             ]
         else:
             cells = grid.grid_cells(args.shapes, args.ns, args.ks, args.mus, args.kappas)
-        df = run(cells, args.replicates, args.replicates_large, args.seed, args.out)
+        df = run(cells, args.replicates, args.replicates_large, args.seed, args.out, args.parts)
     print(table(df))
     print()
     print(summary(df))
