@@ -39,9 +39,10 @@ from .diagnostics import (
     diagnostics_table,
     summary,
 )
-from .fit import SAMPLERS, fit, load_fit, resolve_sampler, save_fit
+from .fit import fit, load_fit, save_fit
 from .inputs import BuiltModel, ModelData, model_data
 from .priors import DEFAULT_PRIORS, Priors, prior_predictive_summary
+from .samplers import SAMPLERS, resolve_sampler
 from .tables import pairs_table_from_fit, posterior_table_from_fit, posterior_table_mcmc
 
 __all__ = [
