@@ -15,13 +15,13 @@ class Progress:
 
     Short runs print nothing; long ones print each step as it starts (with the elapsed time)
     and a closing line. A running count (:meth:`update`) rewrites one line in place instead.
-    ``enabled=False`` silences it; ``enabled=None`` shows it only when the stream is a terminal.
+    ``enabled=False`` silences it.
 
     Parameters
     ----------
     label : str
         What is running (prefix of every line).
-    enabled : bool or None, default True
+    enabled : bool, default True
     delay : float, default 1.0
         Seconds before anything is shown.
     stream : file-like, optional
@@ -39,19 +39,14 @@ class Progress:
     """
 
     def __init__(self, label: str, *, enabled: bool = True, delay: float = 1.0, stream=None):
-        self.stream = stream
-        if enabled is None:
-            enabled = bool(getattr(self._out(), "isatty", lambda: False)())
         self.label, self.enabled, self.delay = label, bool(enabled), float(delay)
+        self.stream = stream
         self.start = time.perf_counter()
         self.last = -np.inf
         self.shown = self.inline = False
 
-    def _out(self):
-        return sys.stderr if self.stream is None else self.stream
-
     def _write(self, text: str) -> None:
-        stream = self._out()
+        stream = sys.stderr if self.stream is None else self.stream
         stream.write(text)
         stream.flush()
 
