@@ -264,10 +264,10 @@ def difference_interval(
     :func:`accuracy_interval` it is the union with a second score interval, Tango's on the table
     of N questions with the prediction noise held at its observed value (the variance under a
     candidate delta is var_difference plus the growth of the 0/1 table's variance from dbar to
-    delta): the effective-n interval alone covered 0.80-0.88 when a population difference
+    delta): the effective-n interval alone covered 0.80-0.89 when a population difference
     comes from rare questions that one model solves and the other does not (two-point
     difficulties, N = 30-100, K = 20), which a small sample often misses; the union covers
-    0.97-1.00 there and is the effective-n interval in the usual cells.
+    0.965-1.00 there and is the effective-n interval in the usual cells.
     ``newcombe``: Newcombe's hybrid score interval (method 10) from the two marginal Wilson
     intervals of :func:`accuracy_interval` and the correlation of the K-averaged scores
     phi = (var_a + var_b - var_difference) / (2 sqrt(var_a var_b)) (0 where undefined), widened
