@@ -3,7 +3,7 @@
 The layers, in the order data flows: :mod:`bayesnoise.data` (the dataset contract) ->
 :mod:`bayesnoise.io` (readers, one :func:`load`) -> estimators :mod:`bayesnoise.frequentist`,
 :mod:`bayesnoise.conjugate` (closed forms, empirical Bayes) and :mod:`bayesnoise.mcmc` (full Bayes
-in PyMC, imported lazily) -> :mod:`bayesnoise.compare` (both answers side by side) ->
+in PyMC, imported lazily) -> :mod:`bayesnoise.decide` (both answers side by side) ->
 :mod:`bayesnoise.report` -> the ``bayesnoise`` command line.
 
 Examples

@@ -21,7 +21,7 @@ CASES = {
     "import bayesnoise": "import bayesnoise",
     "import bayesnoise + all estimators": (
         "import bayesnoise, bayesnoise.frequentist, bayesnoise.conjugate, bayesnoise.mcmc, "
-        "bayesnoise.compare, bayesnoise.cli"
+        "bayesnoise.decide, bayesnoise.cli"
     ),
 }
 

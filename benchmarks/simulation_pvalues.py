@@ -28,7 +28,7 @@ import warnings
 import numpy as np
 from scipy import stats
 
-from bayesnoise.compare import adjust_pvalues, max_abs_t_draws, simultaneous_intervals
+from bayesnoise.decide import adjust_pvalues, max_abs_t_draws, simultaneous_intervals
 from bayesnoise.data import from_arrays
 from bayesnoise.frequentist import pair_noise_dataset
 

@@ -15,7 +15,7 @@ import warnings
 from pathlib import Path
 
 import bayesnoise as bn
-from bayesnoise import compare, frequentist, plots
+from bayesnoise import decide, frequentist, plots
 from bayesnoise.report.html import typical_components, write_report
 
 HERE = Path(__file__).resolve().parent
@@ -37,7 +37,7 @@ def bundled(out: Path) -> None:
             "noise_vs_accuracy": plots.plot_noise_vs_accuracy(ds, pairs=pairs),
             "heatmap": plots.plot_heatmap(ds),
             "question_cdfs": plots.plot_question_cdfs(ds),
-            "forest": plots.plot_forest(compare.compare_models(ds)),
+            "forest": plots.plot_forest(decide.compare_models(ds)),
             "pair_matrix": plots.plot_pair_matrix(pairs),
             "accuracy_scatter": plots.plot_accuracy_scatter(pairs),
             "power": plots.plot_power(

@@ -6,7 +6,7 @@ Run: .venv/bin/python examples/quickstart.py
 from pathlib import Path
 
 import bayesnoise as bn
-from bayesnoise.compare import compare_pairs
+from bayesnoise.decide import compare_pairs
 from bayesnoise.frequentist import (
     minimum_detectable_difference,
     model_noise,

@@ -9,8 +9,8 @@ interval           public function and columns                                  
 =================  ===========================================================  ==================
 ``ubar``           ``conjugate.posterior_table`` ``ubar_low/high``               mean_i u_i (these)
 ``mu_bayes``       ``conjugate.posterior_table`` ``mu_low/high``                 population mean
-``here_freq``      ``compare.compare_models`` ``here_freq_low/high``             mean_i u_i
-``pop_freq``       ``compare.compare_models`` ``population_freq_low/high``       population mean
+``here_freq``      ``decide.compare_models`` ``here_freq_low/high``             mean_i u_i
+``pop_freq``       ``decide.compare_models`` ``population_freq_low/high``       population mean
 ``acc_noise``      ``frequentist.model_noise(confidence_level=)``                population mean
                    ``accuracy_low/high`` (what ``noise --confidence-level`` prints)
 ``acc_wald``       reference, not printed: accuracy +- z se_mean, the Wald form     population mean
@@ -22,8 +22,8 @@ interval           public function and columns                                  
                                                                                  N new questions
 ``dbar``           ``conjugate.posterior_pairs_table`` ``difference_low/high``   mean_i(u_Ai - u_Bi)
 ``pop_diff``       ``conjugate.posterior_pairs_table`` ``population_low/high``   mu_A - mu_B
-``dbar_freq``      ``compare.compare_pairs`` ``here_freq_low/high``              mean_i(u_Ai - u_Bi)
-``pop_diff_freq``  ``compare.compare_pairs`` ``population_freq_low/high``        mu_A - mu_B
+``dbar_freq``      ``decide.compare_pairs`` ``here_freq_low/high``              mean_i(u_Ai - u_Bi)
+``pop_diff_freq``  ``decide.compare_pairs`` ``population_freq_low/high``        mu_A - mu_B
 =================  ===========================================================  ==================
 
 Pair intervals are measured twice: under the null (B has A's difficulty distribution: true
@@ -66,7 +66,7 @@ import pandas as pd
 from scipy import optimize, special
 
 import bayesnoise as bn
-from bayesnoise import compare, conjugate, frequentist
+from bayesnoise import decide, conjugate, frequentist
 
 __all__ = [
     "INTERVALS",
@@ -310,7 +310,7 @@ def _per_model(c, k, seed, check):
     """Intervals per model for the A replicates: dict name -> (low, high) arrays."""
     r = c.shape[0]
     ds = bn.from_arrays(c, np.full(c.shape, k), models=[f"a{i}" for i in range(r)])
-    cmp = _quiet(compare.compare_models, ds, confidence_level=LEVEL, random_seed=seed)
+    cmp = _quiet(decide.compare_models, ds, confidence_level=LEVEL, random_seed=seed)
     out = {
         "ubar": (cmp["here_bayes_low"].to_numpy(), cmp["here_bayes_high"].to_numpy()),
         "mu_bayes": (
@@ -386,7 +386,7 @@ def _pair_group(cs, k, seed, check):
     names = np.array([[f"{t}{i}" for i in range(g)] for t in "ans"])  # a before n before s
     c = cs.transpose(1, 0, 2).reshape(3 * g, n)  # interleave a_i, n_i, s_i
     ds = bn.from_arrays(c, np.full(c.shape, k), models=names.T.reshape(-1).tolist())
-    cp = _quiet(compare.compare_pairs, ds, confidence_level=LEVEL, random_seed=seed)
+    cp = _quiet(decide.compare_pairs, ds, confidence_level=LEVEL, random_seed=seed)
     cp = cp.set_index(["model_a", "model_b"])
     # posterior_pairs_table is what `bayesnoise posterior --pairs` prints; compare_pairs calls it
     # with the same arguments today, so its Bayesian columns are used unless (a) the first group

@@ -74,7 +74,7 @@ def test_pairs_columns_and_filter(capsys, crux):
 
 
 def test_pairs_adjust_permutations_and_one_pair(capsys, crux):
-    from bayesnoise.compare import adjust_pvalues
+    from bayesnoise.decide import adjust_pvalues
 
     full = _csv(capsys, "pairs", crux)
     # Holm over all 28 pairs, also when --max-difference then keeps a few of them
@@ -265,7 +265,7 @@ def test_passk_k_larger_than_samples_is_an_error(capsys, crux):
 
 
 def test_cluster_col_adds_the_clustered_columns(capsys, tmp_path):
-    from bayesnoise import compare, frequentist, load
+    from bayesnoise import decide, frequentist, load
 
     rng = np.random.default_rng(11)
     n_clusters, size, k = 30, 4, 3
@@ -288,7 +288,7 @@ def test_cluster_col_adds_the_clustered_columns(capsys, tmp_path):
     expected = frequentist.cluster_pair_noise(ds, "cluster")
     cut = str(np.median(np.abs(expected["difference"])))  # keeps 2 of the 3 pairs
     pairs = _csv(capsys, "pairs", str(path), "--cluster-col", "topic", "--max-difference", cut)
-    adjusted = compare.adjust_pvalues(expected["p_value"], "holm")  # over all 3 pairs
+    adjusted = decide.adjust_pvalues(expected["p_value"], "holm")  # over all 3 pairs
     merged = pairs.merge(expected.assign(adj=adjusted), on=["model_a", "model_b"])
     assert len(merged) == len(pairs) == 2
     np.testing.assert_allclose(merged["p_clustered"], merged["p_value_y"], rtol=5e-4)
@@ -297,10 +297,10 @@ def test_cluster_col_adds_the_clustered_columns(capsys, tmp_path):
 
 @pytest.mark.parametrize("method", ["max-t", "bonferroni"])
 def test_pairs_simultaneous_columns_come_from_all_pairs(capsys, crux, method):
-    from bayesnoise import compare, load
+    from bayesnoise import decide, load
 
     df = _csv(capsys, "pairs", crux, "--simultaneous", method, "--max-difference", "0.01")
-    expected = compare.simultaneous_intervals(load(crux), method=method, random_seed=0)
+    expected = decide.simultaneous_intervals(load(crux), method=method, random_seed=0)
     merged = df.merge(expected, on=["model_a", "model_b"], suffixes=("", "_lib"))
     assert 0 < len(merged) == len(df) < len(expected)  # filtered rows, intervals from all 28
     for col in ("simultaneous_low", "simultaneous_high", "p_simultaneous"):

@@ -361,7 +361,7 @@ def test_noise_and_compare_print_the_same_population_interval():
     # `noise --confidence-level` (model_noise) and `compare` (population_freq_*) print one
     # interval for a model's population accuracy; the calibration grid measures it once
     # (acc_noise and pop_freq) and relies on this equality
-    from bayesnoise.compare import compare_models
+    from bayesnoise.decide import compare_models
     from bayesnoise.frequentist import model_noise
 
     rng = np.random.default_rng(11)

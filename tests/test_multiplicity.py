@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from bayesnoise.compare import adjust_pvalues
+from bayesnoise.decide import adjust_pvalues
 
 multitest = pytest.importorskip("statsmodels.stats.multitest")
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import bayesnoise as bn
-from bayesnoise import compare, conjugate, frequentist, plots
+from bayesnoise import decide, conjugate, frequentist, plots
 
 matplotlib = pytest.importorskip("matplotlib")
 
@@ -89,7 +89,7 @@ def test_question_cdfs_match_pooled_fit(ds):
 
 
 def test_forest_interval_ends_are_the_table(ds):
-    table = compare.compare_models(ds)
+    table = decide.compare_models(ds)
     ax = plots.plot_forest(table)
     ordered = table.sort_values("accuracy", kind="stable")
     drawn = {c.get_gid(): np.array(c.get_segments()) for c in ax.collections}
@@ -148,7 +148,7 @@ def test_figures_render_to_png_with_labels(ds, pairs, tmp_path):
         "noise": plots.plot_noise_vs_accuracy(ds, pairs=pairs),
         "heatmap": plots.plot_heatmap(ds),
         "cdf": plots.plot_question_cdfs(ds),
-        "forest": plots.plot_forest(compare.compare_models(ds)),
+        "forest": plots.plot_forest(decide.compare_models(ds)),
         "matrix": plots.plot_pair_matrix(pairs),
         "scatter": plots.plot_accuracy_scatter(pairs),
         "power": plots.plot_power(0.01, 0.1, n=400, k=4),

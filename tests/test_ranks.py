@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 
-from bayesnoise.compare import bootstrap_means, rank_summary, rank_table
+from bayesnoise.decide import bootstrap_means, rank_summary, rank_table
 from bayesnoise.data import from_arrays
 
 

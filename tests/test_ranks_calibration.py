@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 
-from bayesnoise.compare import hierarchical_draws, rank_summary, rank_table
+from bayesnoise.decide import hierarchical_draws, rank_summary, rank_table
 from bayesnoise.data import from_arrays
 
 BINS = ((0.0, 0.2), (0.2, 0.6), (0.6, 1.01))

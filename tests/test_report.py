@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import bayesnoise as bn
-from bayesnoise.compare import compare_models, compare_pairs
+from bayesnoise.decide import compare_models, compare_pairs
 from bayesnoise.report import render
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bayesnoise.compare import max_abs_t_draws, simultaneous_intervals
+from bayesnoise.decide import max_abs_t_draws, simultaneous_intervals
 from bayesnoise.data import from_arrays
 from bayesnoise.frequentist import pair_noise
 

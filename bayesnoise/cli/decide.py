@@ -13,9 +13,9 @@ from .tables import select_pair
 
 
 def _ranks(args: argparse.Namespace):
-    from bayesnoise import compare
+    from bayesnoise import decide
 
-    return compare.rank_table(
+    return decide.rank_table(
         load_input(args),
         method=args.method,
         draws=args.draws,

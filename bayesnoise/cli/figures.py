@@ -36,7 +36,7 @@ def _pairs(ds, args, statistic: str = "z"):
 
 
 def _draw(kind: str, args):
-    from bayesnoise import compare, plots
+    from bayesnoise import decide, plots
     from bayesnoise.data import complete
 
     if kind in FIT_KINDS:
@@ -54,7 +54,7 @@ def _draw(kind: str, args):
         return plots.plot_question_cdfs(ds, bins=args.bins)
     if kind == "forest":
         level_ = 0.95 if args.confidence_level is None else args.confidence_level
-        return plots.plot_forest(compare.compare_models(ds, confidence_level=level_))
+        return plots.plot_forest(decide.compare_models(ds, confidence_level=level_))
     if kind == "matrix":
         return plots.plot_pair_matrix(_pairs(ds, args, args.statistic), args.statistic)
     if kind == "scatter":

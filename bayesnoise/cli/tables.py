@@ -46,7 +46,7 @@ def _noise(args: argparse.Namespace):
 def _clustered_pairs(ds, df, args: argparse.Namespace):
     """Cluster-robust columns for the pairs of ``df``; the adjusted p-value is taken over all
     pairs, like ``p_adjusted``."""
-    from bayesnoise import compare, frequentist
+    from bayesnoise import decide, frequentist
 
     cp = frequentist.cluster_pair_noise(ds, "cluster", on_missing=on_missing(args))
     cp = cp.rename(
@@ -56,7 +56,7 @@ def _clustered_pairs(ds, df, args: argparse.Namespace):
             "p_value": "p_clustered",
         }
     )
-    cp["p_clustered_adjusted"] = compare.adjust_pvalues(cp["p_clustered"], args.adjust)
+    cp["p_clustered_adjusted"] = decide.adjust_pvalues(cp["p_clustered"], args.adjust)
     keep = ["model_a", "model_b", "se_clustered", "design_effect_pair", "z_clustered"]
     keep += ["p_clustered", "p_clustered_adjusted"]
     return df.merge(cp[keep], on=["model_a", "model_b"], how="left", validate="one_to_one")
@@ -109,9 +109,9 @@ def _pairs(args: argparse.Namespace):
 def _simultaneous(ds, df, args: argparse.Namespace):
     """Intervals that hold for all pairs of the file together (computed over all pairs, then
     merged onto the rows shown)."""
-    from bayesnoise import compare
+    from bayesnoise import decide
 
-    sim = compare.simultaneous_intervals(
+    sim = decide.simultaneous_intervals(
         ds,
         confidence_level=_level(args),
         method=args.simultaneous,
@@ -133,18 +133,18 @@ def _level(args: argparse.Namespace) -> float:
 
 
 def _compare(args: argparse.Namespace):
-    from bayesnoise import compare
+    from bayesnoise import decide
 
     ds = load_input(args)
     if args.pairs:
-        return compare.compare_pairs(
+        return decide.compare_pairs(
             ds,
             confidence_level=_level(args),
             random_seed=args.seed,
             on_missing=on_missing(args),
             max_difference=args.max_difference,
         )
-    return compare.compare_models(ds, confidence_level=_level(args), random_seed=args.seed)
+    return decide.compare_models(ds, confidence_level=_level(args), random_seed=args.seed)
 
 
 def _posterior(args: argparse.Namespace):

@@ -338,7 +338,7 @@ def pair_noise(
         these questions (:func:`here_difference_interval`; NaN with K = 1).
     adjust : {"holm", "bh", "bonferroni", "none"}, default "holm"
         Multiplicity adjustment of ``p_value`` in ``p_adjusted``
-        (:func:`bayesnoise.compare.adjust_pvalues`), over *all* M (M - 1) / 2 pairs, before the
+        (:func:`bayesnoise.decide.adjust_pvalues`), over *all* M (M - 1) / 2 pairs, before the
         ``max_difference`` filter; ``"none"``: no ``p_adjusted`` column.
     n_permutations : int, default 0
         Add ``p_permutation``, a sign-flip permutation test on the d_i with this many seeded
@@ -372,7 +372,7 @@ def pair_noise(
     >>> len(pair_noise(ds))
     3
     """
-    from bayesnoise.compare.multiplicity import adjust_pvalues  # (compare sits above frequentist)
+    from .multiplicity import adjust_pvalues
 
     mat = pair_noise_dataset(
         ds,

@@ -23,7 +23,7 @@ def plot_forest(table, *, ax=None, confidence_level=None):
     Parameters
     ----------
     table : pandas.DataFrame or xarray.Dataset
-        :func:`bayesnoise.compare.compare_models` output (computed from a dataset if one is
+        :func:`bayesnoise.decide.compare_models` output (computed from a dataset if one is
         given). Series whose columns are missing or all NaN (e.g. frequentist these-questions
         intervals at K = 1) are left out.
     ax : matplotlib.axes.Axes, optional
@@ -45,7 +45,7 @@ def plot_forest(table, *, ax=None, confidence_level=None):
     ['population_freq_low']
     """
     if not hasattr(table, "columns"):
-        from bayesnoise.compare import compare_models
+        from bayesnoise.decide import compare_models
 
         table = compare_models(table)
     df = table.sort_values("accuracy", kind="stable").reset_index(drop=True)

@@ -43,7 +43,7 @@ def _significance(pairs, alpha):
     if "p_adjusted" in pairs.columns:
         return "p_adjusted", pairs["p_adjusted"].to_numpy(dtype=float)
     if "p_value" in pairs.columns:
-        from bayesnoise.compare import adjust_pvalues
+        from bayesnoise.decide import adjust_pvalues
 
         return "p_value (Holm)", adjust_pvalues(pairs["p_value"].to_numpy(dtype=float), "holm")
     return None, None

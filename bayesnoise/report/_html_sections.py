@@ -85,7 +85,7 @@ def _pairs_part(ds, level, seed, notes, show):
 
     pairs = frequentist.pair_noise(ds, confidence_level=level)
     if "p_adjusted" not in pairs.columns and "p_value" in pairs.columns:
-        from bayesnoise.compare import adjust_pvalues
+        from bayesnoise.decide import adjust_pvalues
 
         pairs["p_adjusted"] = adjust_pvalues(pairs["p_value"].to_numpy(), "holm")
     try:
@@ -101,7 +101,7 @@ def _pairs_part(ds, level, seed, notes, show):
 
 def compute_section(ds, *, title, level=0.95, seed=0, on_missing="raise", progress=None):
     """Compute the tables and notes of one benchmark (figures are added by the renderer)."""
-    from bayesnoise import compare, frequentist
+    from bayesnoise import decide, frequentist
     from bayesnoise.data import complete
 
     step = progress or (lambda text: None)
@@ -112,7 +112,7 @@ def compute_section(ds, *, title, level=0.95, seed=0, on_missing="raise", progre
         single = frequentist.model_noise(ds, confidence_level=level)
         try:
             step("Bayesian per-model posterior")
-            models = compare.compare_models(
+            models = decide.compare_models(
                 ds, confidence_level=level, random_seed=seed, progress=progress is not None
             )
             models = single.merge(

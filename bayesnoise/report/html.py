@@ -1,7 +1,7 @@
 """One self-contained HTML page per eval: summary, tables, verdicts, figures and data notes.
 
 Every number shown comes from the estimators (:mod:`bayesnoise.frequentist`,
-:mod:`bayesnoise.conjugate`, :mod:`bayesnoise.compare`); this module arranges and words them.
+:mod:`bayesnoise.conjugate`, :mod:`bayesnoise.decide`); this module arranges and words them.
 The page needs no network: CSS and a few lines of JS (sortable tables) are inline and the
 figures are base64 PNGs.
 """

@@ -52,7 +52,7 @@ def compare_models(
     --------
     >>> import numpy as np
     >>> from bayesnoise.data import from_arrays
-    >>> from bayesnoise.compare import compare_models
+    >>> from bayesnoise.decide import compare_models
     >>> rng = np.random.default_rng(0)
     >>> u = rng.beta(0.8, 0.8, size=(2, 300))
     >>> ds = from_arrays(rng.binomial(8, u), np.full((2, 300), 8), models=["a", "b"])
@@ -130,7 +130,7 @@ def compare_pairs(
     --------
     >>> import numpy as np
     >>> from bayesnoise.data import from_arrays
-    >>> from bayesnoise.compare import compare_pairs
+    >>> from bayesnoise.decide import compare_pairs
     >>> rng = np.random.default_rng(0)
     >>> u = rng.beta(0.8, 0.8, size=(1, 300)).repeat(3, axis=0)
     >>> ds = from_arrays(rng.binomial(8, u), np.full((3, 300), 8), models=["a", "b", "c"])

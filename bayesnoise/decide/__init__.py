@@ -1,14 +1,14 @@
 """Decisions from the estimators: both answers side by side, and multiplicity control.
 
 - :mod:`.side_by_side`: frequentist and Bayesian intervals for each model or pair in one table;
-- :mod:`.multiplicity`: adjusted p-values for many pairs at once (Holm, Benjamini-Hochberg);
+- :mod:`bayesnoise.frequentist.multiplicity`: adjusted p-values for many pairs at once (Holm, Benjamini-Hochberg);
 - :mod:`.simultaneous`: simultaneous intervals for all pair differences (max-|T|, Bonferroni);
 - :mod:`.ranks`: P(best), expected rank, rank intervals and the group tied with the top;
 - :mod:`.letters`: compact letter display of the models the pairwise tests cannot separate.
 """
 
 from .letters import compact_letters, letters_from_pairs
-from .multiplicity import ADJUST_METHODS, adjust_pvalues
+from bayesnoise.frequentist.multiplicity import ADJUST_METHODS, adjust_pvalues
 from .ranks import (
     RANK_COLUMNS,
     RANK_METHODS,

@@ -240,7 +240,7 @@ def rank_table(
     pandas.DataFrame
         ``model, accuracy, p_best, expected_rank, rank_low, rank_high, in_top_group, group``
         sorted by expected rank (see :func:`rank_summary`); ``accuracy`` is the observed one;
-        ``group`` the compact letter display (:func:`bayesnoise.compare.compact_letters`) of
+        ``group`` the compact letter display (:func:`bayesnoise.decide.compact_letters`) of
         the Holm-adjusted p-values of the pairs table (:func:`pair_noise`, z test of the
         population difference) at alpha = 1 - ``confidence_level``: two models share a letter
         exactly when that test does not separate them; the best model has ``a``. ``attrs``:
