@@ -1,32 +1,87 @@
 """bayesnoise: how much of a gap between two LLM eval scores is real.
 
-The layers, in the order data flows: :mod:`bayesnoise.data` (the dataset contract) ->
-:mod:`bayesnoise.io` (readers, one :func:`load`) -> estimators :mod:`bayesnoise.frequentist`,
-:mod:`bayesnoise.conjugate` (closed forms, empirical Bayes) and :mod:`bayesnoise.mcmc` (full Bayes
-in PyMC, imported lazily) -> :mod:`bayesnoise.decide` (both answers side by side) ->
-:mod:`bayesnoise.report` -> the ``bayesnoise`` command line.
+The verbs mirror the ``bayesnoise`` commands and return what they print (see
+:mod:`bayesnoise.verbs`): :func:`noise`, :func:`pairs`, :func:`compare`, :func:`posterior`,
+:func:`ranks`, :func:`power`, :func:`passk`, :func:`arena`, :func:`reference`, :func:`report`,
+:func:`columns` and the figures in :mod:`bayesnoise.plot`; :func:`load` / :func:`save` read
+and write results, :func:`tidy` turns a result into the printed table.
+
+The layers below, in the order data flows, stay importable for lower-level work:
+:mod:`bayesnoise.data` (the dataset contract) -> :mod:`bayesnoise.io` (readers) -> estimators
+:mod:`bayesnoise.frequentist`, :mod:`bayesnoise.conjugate` (closed forms, empirical Bayes) and
+:mod:`bayesnoise.mcmc` (full Bayes in PyMC, imported only when used) ->
+:mod:`bayesnoise.decide` (ranks, multiplicity, both answers side by side) ->
+:mod:`bayesnoise.plots`, :mod:`bayesnoise.report` -> :mod:`bayesnoise.verbs` -> the command line.
 
 Examples
 --------
 >>> import bayesnoise as bn
->>> ds = bn.from_arrays([[3, 1], [2, 2]], [[4, 4], [4, 4]], models=["a", "b"])
->>> sorted(ds.sizes.items())
-[('model', 2), ('question', 2)]
+>>> r = bn.pairs("examples/data/cruxeval_output_temp0.8.csv.gz", pair=("phind", "codellama-34b"))
+>>> r["pair"].values.tolist(), round(float(r["difference"][0]), 4)
+(['phind - codellama-34b'], -0.0046)
 """
+
+import importlib
 
 from bayesnoise._common import ConfidenceInterval
 from bayesnoise.data import DataError, complete, from_arrays, scores, select_models
 from bayesnoise.io import load, save
+from bayesnoise.verbs import (
+    arena,
+    columns,
+    compare,
+    leaderboard,
+    noise,
+    pairs,
+    passk,
+    plot,
+    posterior,
+    power,
+    questions,
+    ranks,
+    reference,
+    report,
+    tidy,
+)
 
 __version__ = "0.1.0"
+
+#: Lower-level subpackages, imported on first attribute access (``bn.mcmc`` imports PyMC).
+_SUBPACKAGES = ("conjugate", "data", "decide", "frequentist", "io", "mcmc", "plots", "vocabulary")
+
 __all__ = [
     "ConfidenceInterval",
     "DataError",
     "__version__",
+    "arena",
+    "columns",
+    "compare",
     "complete",
     "from_arrays",
+    "leaderboard",
     "load",
+    "noise",
+    "pairs",
+    "passk",
+    "plot",
+    "posterior",
+    "power",
+    "questions",
+    "ranks",
+    "reference",
+    "report",
     "save",
     "scores",
     "select_models",
+    "tidy",
 ]
+
+
+def __getattr__(name: str):
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"bayesnoise.{name}")
+    raise AttributeError(f"module 'bayesnoise' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*__all__, *_SUBPACKAGES])

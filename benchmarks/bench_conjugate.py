@@ -87,7 +87,7 @@ def bench():
         from bayesnoise import load
 
         ds = load(hum)
-        ch, kh = ds["correct"].values, ds["count"].values
+        ch, kh = ds["correct"].values, ds["samples"].values
         t, _ = timed(lambda: paired_all(ch, kh))
         rows.append((f"all-pairs paired posteriors, humaneval M={ch.shape[0]}", t, "< 2 s"))
         with warnings.catch_warnings():
@@ -137,7 +137,7 @@ def compare_widths():
             if ds.sizes["model"] < 2 or ds.sizes["question"] < 2:
                 continue
             fr = pair_noise(ds)
-        c, k = ds["correct"].values.astype(float), ds["count"].values.astype(float)
+        c, k = ds["correct"].values.astype(float), ds["samples"].values.astype(float)
         pop = population_difference(c / k, draws=4000, random_seed=0)
         ia, ib = np.triu_indices(c.shape[0], k=1)
         bw = (pop["high"] - pop["low"])[ia, ib]

@@ -135,7 +135,7 @@ def main() -> None:
             sums = f"{'-':>11} {'-':>7}"
         mb = path.stat().st_size / 1e6
         print(
-            f"{label:<24} {mb:>7.2f} {int(ds['count'].sum()):>7} {t_rows:>7.4f} {t_ours:>12.4f} "
+            f"{label:<24} {mb:>7.2f} {int(ds['samples'].sum()):>7} {t_rows:>7.4f} {t_ours:>12.4f} "
             f"{t_full:>15.4f} {t_full / t_ours:>6.1f}x {sums}"
         )
     print("\nratio = inspect_ai time / bayesnoise time (higher: bayesnoise faster)")

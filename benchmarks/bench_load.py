@@ -32,7 +32,7 @@ OURS = """
 import time, bayesnoise as bn, pyarrow.csv, pyarrow.parquet
 t = time.perf_counter()
 ds = bn.load({path!r}, progress=False)
-print(time.perf_counter() - t, int(ds["count"].sum()))
+print(time.perf_counter() - t, int(ds["samples"].sum()))
 """
 FLOOR = """
 import time, pyarrow.csv as pacsv, pyarrow.parquet as pq

@@ -55,9 +55,9 @@ def loop_pairs(p, w, k, pairs):
 def case(name, ds, repeat, loop_pairs_n):
     ds = bn.complete(ds, on_missing="intersect")
     m, n = ds.sizes["model"], ds.sizes["question"]
-    p = (ds["correct"] / ds["count"]).values
+    p = (ds["correct"] / ds["samples"]).values
     w = p * (1 - p)
-    k = ds["count"].values.astype(float)
+    k = ds["samples"].values.astype(float)
     t_all = best_of(lambda: pair_noise_dataset(ds), repeat)
     t_mm = best_of(lambda: p @ p.T, repeat)
     rng = np.random.default_rng(0)

@@ -58,7 +58,7 @@ def floor(ds, dtype=np.float64):
     scores with N < 2^24 one float32 Gram is exact, and is what bayesnoise multiplies in.
     The scores are formed before the clock starts.
     """
-    p = (ds["correct"] / ds["count"]).values.astype(dtype, copy=False)
+    p = (ds["correct"] / ds["samples"]).values.astype(dtype, copy=False)
     t0 = time.perf_counter()
     gram = (p @ p.T).astype(np.float64, copy=False)
     s = p.sum(axis=1, dtype=np.float64)
@@ -91,9 +91,9 @@ def run_case(name):
         "freq": lambda: pair_noise_dataset(ds),
         # Gram matrix, per-model sums and every M x M variance matrix of the pair table
         "core": lambda: _core.pair_components(
-            _core.cell_means(ds["correct"].values, ds["count"].values),
+            _core.cell_means(ds["correct"].values, ds["samples"].values),
             None,
-            ds["count"].values,
+            ds["samples"].values,
             progress=False,
         ),
     }[kind]

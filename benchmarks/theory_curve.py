@@ -44,7 +44,7 @@ def main() -> None:
             if ds.sizes["model"] < 4:
                 continue
             fr = pair_noise(ds)
-            c, k = ds["correct"].values, ds["count"].values
+            c, k = ds["correct"].values, ds["samples"].values
             kap, _ = benchmark_kappa(c, k, bins=5)
         n = ds.sizes["question"]
         p = (fr["accuracy_a"].to_numpy() + fr["accuracy_b"].to_numpy()) / 2

@@ -26,10 +26,10 @@ from bayesnoise.mcmc import posterior_table_mcmc
 DATA = Path(__file__).resolve().parent / "data" / "cruxeval_output_temp0.8.csv.gz"
 
 
-def side_by_side(cf: pd.DataFrame, mc: pd.DataFrame, keys: list[str], cols: list[str]):
-    merged = cf[keys + cols].merge(mc[keys + cols], on=keys, suffixes=("_eb", "_mcmc"))
-    order = keys + [f"{c}_{s}" for c in cols for s in ("eb", "mcmc")]
-    return merged[order]
+def side_by_side(cf: pd.DataFrame, mc: pd.DataFrame, keys: list[str], cols: dict[str, str]):
+    """Closed-form columns (keys of ``cols``) beside their MCMC counterparts (values)."""
+    merged = cf[keys + list(cols)].merge(mc[keys + list(cols.values())], on=keys)
+    return merged[keys + [c for pair in cols.items() for c in pair]]
 
 
 def main(argv=None):
@@ -60,7 +60,18 @@ def main(argv=None):
     )
     print(
         side_by_side(
-            cf, mc, ["model"], ["mu", "mu_low", "mu_high", "ubar", "ubar_low", "ubar_high", "kappa"]
+            cf,
+            mc,
+            ["model"],
+            {
+                "mu": "mu_beta",
+                "mu_low": "mu_beta_low",
+                "mu_high": "mu_beta_high",
+                "ubar": "ubar_mcmc",
+                "ubar_low": "ubar_mcmc_low",
+                "ubar_high": "ubar_mcmc_high",
+                "kappa": "kappa_mcmc",
+            },
         ).to_string(index=False)
     )
 
@@ -82,14 +93,14 @@ def main(argv=None):
             f"\nPairs (closed forms {t_cf:.2f} s, joint-model MCMC {t_mc:.1f} s, "
             f"diagnostics ok: {mcp.attrs['converged']})"
         )
-        cols = [
-            "difference",
-            "difference_low",
-            "difference_high",
-            "p_a_better",
-            "population_low",
-            "population_high",
-        ]
+        cols = {
+            "dbar": "dbar_mcmc",
+            "dbar_low": "dbar_mcmc_low",
+            "dbar_high": "dbar_mcmc_high",
+            "p_a_better": "p_a_better_mcmc",
+            "mu_difference_low": "mu_beta_difference_low",
+            "mu_difference_high": "mu_beta_difference_high",
+        }
         print(side_by_side(cfp, mcp, ["model_a", "model_b"], cols).head(10).to_string(index=False))
 
 

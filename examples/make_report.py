@@ -9,7 +9,7 @@ how long each took (the acceptance run of the report; several minutes for the K 
 
 from __future__ import annotations
 
-import sys
+import argparse
 import time
 import warnings
 from pathlib import Path
@@ -31,7 +31,7 @@ def bundled(out: Path) -> None:
         warnings.simplefilter("ignore")
         ds = bn.load(DATA)
         pairs = frequentist.pair_noise(ds)
-        close = plots.close_pairs(pairs)
+        close = decide.close_pairs(pairs)
         comps = typical_components(close)
         figures = {
             "noise_vs_accuracy": plots.plot_noise_vs_accuracy(ds, pairs=pairs),
@@ -53,8 +53,10 @@ def bundled(out: Path) -> None:
 
 
 def all_the_noises(out: Path, shared: Path) -> None:
-    out.mkdir(parents=True, exist_ok=True)
     files = sorted((shared / "all-the-noises").glob("*/input_table_*.csv"))
+    if not files:
+        raise SystemExit(f"error: {shared / 'all-the-noises'}: no */input_table_*.csv files")
+    out.mkdir(parents=True, exist_ok=True)
     print(f"{'file':<60} {'models':>6} {'questions':>9} {'seconds':>8}")
     for path in files:
         start = time.perf_counter()
@@ -70,10 +72,49 @@ def all_the_noises(out: Path, shared: Path) -> None:
         )
 
 
-if __name__ == "__main__":
-    args = sys.argv[1:]
-    if args and args[0] == "--all-the-noises":
-        default = HERE.parent.parent / "shared" / "data"
-        all_the_noises(Path(args[1]), Path(args[2]) if len(args) > 2 else default)
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line; nothing is read or written before it is parsed."""
+    parser = argparse.ArgumentParser(
+        description="Write the HTML report and every figure for the bundled CRUXEval extract, "
+        "or (--all-the-noises) one report per all-the-noises input table.",
+    )
+    parser.add_argument(
+        "out",
+        nargs="?",
+        type=Path,
+        metavar="OUT_DIR",
+        help="folder to write into (created if missing; default: ./bayesnoise-report)",
+    )
+    parser.add_argument(
+        "shared",
+        nargs="?",
+        type=Path,
+        metavar="SHARED_DATA",
+        help="with --all-the-noises: the shared data folder holding all-the-noises/ "
+        "(default: ../shared/data beside the repository)",
+    )
+    parser.add_argument(
+        "--all-the-noises",
+        action="store_true",
+        help="build one report per all-the-noises input table and print how long each took "
+        "(needs OUT_DIR)",
+    )
+    args = parser.parse_args(argv)
+    if args.all_the_noises and args.out is None:
+        parser.error("--all-the-noises needs OUT_DIR")
+    if args.shared is not None and not args.all_the_noises:
+        parser.error("SHARED_DATA applies to --all-the-noises only")
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    if args.all_the_noises:
+        shared = args.shared or HERE.parent.parent / "shared" / "data"
+        all_the_noises(args.out, shared)
     else:
-        bundled(Path(args[0]) if args else Path("bayesnoise-report"))
+        bundled(args.out or Path("bayesnoise-report"))
+
+
+if __name__ == "__main__":
+    main()

@@ -35,7 +35,7 @@ print(f"Closest pair: {a} vs {b}, difference {close['difference']:+.4f}")
 res = paired_test(ds, a, b)
 ci = res.confidence_interval(confidence_level=0.95)
 print(
-    f"  paired z = {res.statistic:.2f}, p = {res.pvalue:.3f}, 95% CI [{ci.low:+.4f}, {ci.high:+.4f}]"
+    f"  paired t = {res.statistic:.2f} ({res.df:.0f} df), p = {res.pvalue:.3f}, 95% CI [{ci.low:+.4f}, {ci.high:+.4f}]"
 )
 single = model_noise(ds).set_index("model")["se_total"]
 unpaired = (single[a] ** 2 + single[b] ** 2) ** 0.5
@@ -53,6 +53,6 @@ need = required_samples(0.01, n=ds.sizes["question"], data=data, prediction=pred
 print(f"  samples per question to detect a 1-point gap: {need:g}\n")
 
 print("Frequentist and Bayesian answers for close pairs (|difference| <= 0.01):")
-cols = ["model_a", "model_b", "difference", "population_freq_low", "population_freq_high",
-        "population_bayes_low", "population_bayes_high", "p_a_better"]  # fmt: skip
+cols = ["model_a", "model_b", "difference", "difference_low", "difference_high",
+        "mu_difference_low", "mu_difference_high", "p_a_better_population"]  # fmt: skip
 print(render(compare_pairs(ds, max_difference=0.01)[cols]))

@@ -37,9 +37,9 @@ def benchmark_rows(path: Path, run: str):
         warnings.simplefilter("ignore")  # K = 1 splits, kappa boundaries: recorded in the columns
         ds = bn.complete(bn.load(path), on_missing="intersect")
         single = frequentist.model_noise(ds)
-        fit = conjugate.fit_empirical_bayes(ds["correct"].values, ds["count"].values)
+        fit = conjugate.fit_empirical_bayes(ds["correct"].values, ds["samples"].values)
         pairs = frequentist.pair_noise(ds)
-        kappa, _ = benchmark_kappa(ds["correct"].values, ds["count"].values)
+        kappa, _ = benchmark_kappa(ds["correct"].values, ds["samples"].values)
     name = ds.attrs["benchmark"]
     models = single.assign(
         run=run, file=path.name, benchmark=name, mu=fit.mu, mu_se=fit.mu_se, kappa=fit.kappa,

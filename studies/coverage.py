@@ -2,8 +2,8 @@
 
 Coverage at (n, p) = sum over k = 0..n of 1[p in interval(k, n)] * Binomial(k; n, p): no
 simulation. The Bayesian intervals come from :mod:`bayesnoise.conjugate.rate`; Wald,
-Wilson, Clopper-Pearson, Jeffreys and Agresti-Coull from
-:func:`bayesnoise.frequentist.intervals.proportion_interval` (one implementation of each).
+Wilson, Clopper-Pearson, Jeffreys and Agresti-Coull from statsmodels' ``proportion_confint``
+(a test dependency), Jeffreys with the usual end fixes (low = 0 at k = 0, high = 1 at k = n).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from scipy import stats
 
 from bayesnoise._common import check_confidence_level
 from bayesnoise.conjugate import rate_posterior
-from bayesnoise.frequentist.intervals import proportion_interval
 
 __all__ = ["COVERAGE_METHODS", "coverage_probability", "interval_table", "mean_coverage"]
 
@@ -68,8 +67,13 @@ def interval_table(
         return np.asarray(ci.low, float), np.asarray(ci.high, float)
     if method not in _FREQ:
         raise ValueError(f"method must be one of {COVERAGE_METHODS}, got {method!r}")
-    low, high = proportion_interval(k, n, confidence_level=level, method=_FREQ[method])
-    return np.asarray(low, float), np.asarray(high, float)
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(k, n, alpha=1.0 - level, method=_FREQ[method])
+    low, high = np.asarray(low, float), np.asarray(high, float)
+    if _FREQ[method] == "jeffreys":  # the end fixes of Brown, Cai and DasGupta (2001)
+        low[0], high[-1] = 0.0, 1.0
+    return low, high
 
 
 def coverage_probability(

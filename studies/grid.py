@@ -9,8 +9,8 @@ interval           public function and columns                                  
 =================  ===========================================================  ==================
 ``ubar``           ``conjugate.posterior_table`` ``ubar_low/high``               mean_i u_i (these)
 ``mu_bayes``       ``conjugate.posterior_table`` ``mu_low/high``                 population mean
-``here_freq``      ``decide.compare_models`` ``here_freq_low/high``             mean_i u_i
-``pop_freq``       ``decide.compare_models`` ``population_freq_low/high``       population mean
+``here_freq``      ``decide.compare_models`` ``accuracy_here_low/high``         mean_i u_i
+``pop_freq``       ``decide.compare_models`` ``accuracy_low/high``              population mean
 ``acc_noise``      ``frequentist.model_noise(confidence_level=)``                population mean
                    ``accuracy_low/high`` (what ``noise --confidence-level`` prints)
 ``acc_wald``       reference, not printed: accuracy +- z se_mean, the Wald form     population mean
@@ -21,9 +21,9 @@ interval           public function and columns                                  
 ``fresh_new``      ``conjugate.fresh_run_predictive(questions=N)``               score of a run on
                                                                                  N new questions
 ``dbar``           ``conjugate.posterior_pairs_table`` ``difference_low/high``   mean_i(u_Ai - u_Bi)
-``pop_diff``       ``conjugate.posterior_pairs_table`` ``population_low/high``   mu_A - mu_B
-``dbar_freq``      ``decide.compare_pairs`` ``here_freq_low/high``              mean_i(u_Ai - u_Bi)
-``pop_diff_freq``  ``decide.compare_pairs`` ``population_freq_low/high``        mu_A - mu_B
+``pop_diff``       ``conjugate.posterior_pairs_table`` ``mu_difference_low/high`` mu_A - mu_B
+``dbar_freq``      ``decide.compare_pairs`` ``difference_here_low/high``       mean_i(u_Ai - u_Bi)
+``pop_diff_freq``  ``decide.compare_pairs`` ``difference_low/high``             mu_A - mu_B
 =================  ===========================================================  ==================
 
 Pair intervals are measured twice: under the null (B has A's difficulty distribution: true
@@ -312,13 +312,13 @@ def _per_model(c, k, seed, check):
     ds = bn.from_arrays(c, np.full(c.shape, k), models=[f"a{i}" for i in range(r)])
     cmp = _quiet(decide.compare_models, ds, confidence_level=LEVEL, random_seed=seed)
     out = {
-        "ubar": (cmp["here_bayes_low"].to_numpy(), cmp["here_bayes_high"].to_numpy()),
+        "ubar": (cmp["ubar_low"].to_numpy(), cmp["ubar_high"].to_numpy()),
         "mu_bayes": (
-            cmp["population_bayes_low"].to_numpy(),
-            cmp["population_bayes_high"].to_numpy(),
+            cmp["mu_low"].to_numpy(),
+            cmp["mu_high"].to_numpy(),
         ),
-        "here_freq": (cmp["here_freq_low"].to_numpy(), cmp["here_freq_high"].to_numpy()),
-        "pop_freq": (cmp["population_freq_low"].to_numpy(), cmp["population_freq_high"].to_numpy()),
+        "here_freq": (cmp["accuracy_here_low"].to_numpy(), cmp["accuracy_here_high"].to_numpy()),
+        "pop_freq": (cmp["accuracy_low"].to_numpy(), cmp["accuracy_high"].to_numpy()),
         "kappa": cmp["kappa"].to_numpy(),
     }
     # posterior_table is what `bayesnoise posterior` prints; compare_models calls it with the
@@ -404,8 +404,8 @@ def _pair_group(cs, k, seed, check):
         if first:
             sub = pp.loc[cp.index]
             check["pairs_table_separate"] = not (
-                np.allclose(sub["difference_low"], cp["here_bayes_low"], equal_nan=True)
-                and np.allclose(sub["population_high"], cp["population_bayes_high"], equal_nan=True)
+                np.allclose(sub["dbar_low"], cp["dbar_low"], equal_nan=True)
+                and np.allclose(sub["mu_difference_high"], cp["mu_difference_high"], equal_nan=True)
             )
     out = {}
     for design, tag in (("null", "n"), ("shift", "s")):
@@ -414,29 +414,29 @@ def _pair_group(cs, k, seed, check):
         if pp is not None:
             prow = pp.loc[idx]
             out[f"dbar_{design}"] = (
-                prow["difference_low"].to_numpy(),
-                prow["difference_high"].to_numpy(),
+                prow["dbar_low"].to_numpy(),
+                prow["dbar_high"].to_numpy(),
             )
             out[f"pop_diff_{design}"] = (
-                prow["population_low"].to_numpy(),
-                prow["population_high"].to_numpy(),
+                prow["mu_difference_low"].to_numpy(),
+                prow["mu_difference_high"].to_numpy(),
             )
         else:
             out[f"dbar_{design}"] = (
-                row["here_bayes_low"].to_numpy(),
-                row["here_bayes_high"].to_numpy(),
+                row["dbar_low"].to_numpy(),
+                row["dbar_high"].to_numpy(),
             )
             out[f"pop_diff_{design}"] = (
-                row["population_bayes_low"].to_numpy(),
-                row["population_bayes_high"].to_numpy(),
+                row["mu_difference_low"].to_numpy(),
+                row["mu_difference_high"].to_numpy(),
             )
         out[f"dbar_freq_{design}"] = (
-            row["here_freq_low"].to_numpy(),
-            row["here_freq_high"].to_numpy(),
+            row["difference_here_low"].to_numpy(),
+            row["difference_here_high"].to_numpy(),
         )
         out[f"pop_diff_freq_{design}"] = (
-            row["population_freq_low"].to_numpy(),
-            row["population_freq_high"].to_numpy(),
+            row["difference_low"].to_numpy(),
+            row["difference_high"].to_numpy(),
         )
         src = prow if pp is not None else row
         ph, pq = _first(src, _P_HERE), _first(src, _P_POP)

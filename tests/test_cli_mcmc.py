@@ -56,7 +56,7 @@ def test_posterior_mcmc_json_with_progress_on(samples_csv, tmp_path, terminal):
     assert out.returncode == 0, out.stderr[-3000:]
     records = json.loads(out.stdout)  # progress must not leak into standard output
     assert [r["model"] for r in records] == list(MODELS)
-    assert all(0.0 < r["mu"] < 1.0 for r in records)
+    assert all(0.0 < r["mu_beta"] < 1.0 for r in records)
 
 
 def test_missing_sampler_is_a_one_line_error(samples_csv, tmp_path):

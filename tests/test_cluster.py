@@ -89,7 +89,7 @@ def _statsmodels_cluster(y, groups):
 def test_matches_statsmodels_cr1_for_models_and_pairs():
     ds, labels = _dataset()
     codes, _ = cluster_codes(ds, labels)
-    p = (ds["correct"] / ds["count"]).values
+    p = (ds["correct"] / ds["samples"]).values
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # few clusters on purpose
         table = cluster_noise(ds, labels)
@@ -107,7 +107,7 @@ def test_matches_statsmodels_cr1_for_models_and_pairs():
 
 def test_missing_cells_use_each_models_answered_questions():
     ds, labels = _dataset(seed=1)
-    count = ds["count"].values.copy()
+    count = ds["samples"].values.copy()
     count[0, :5] = 0
     ds = from_arrays(np.where(count > 0, ds["correct"].values, 0), count, models=ds.model.values)
     codes, _ = cluster_codes(ds, labels)
@@ -146,7 +146,7 @@ def test_singleton_clusters_give_the_iid_variance_times_n_over_n_minus_1():
 def test_pairs_from_the_matrix_equal_per_pair_rows():
     ds, labels = _dataset(seed=4, models=4)
     codes, _ = cluster_codes(ds, labels)
-    p = (ds["correct"] / ds["count"]).values
+    p = (ds["correct"] / ds["samples"]).values
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pairs = cluster_pair_noise(ds, labels)

@@ -104,7 +104,7 @@ def test_k1_does_not_print_se_from_an_assumed_kappa():
     with pytest.warns(UserWarning, match="LogNormal prior"):
         df = posterior_table(ds)
     assert (df["kappa_status"] == "not identified (K = 1): prior").all()
-    assert df[["se_data", "se_prediction"]].isna().all().all()
+    assert df[["se_data_bayes", "se_prediction_bayes"]].isna().all().all()
     assert np.isfinite(df[["mu_low", "mu_high", "ubar_low", "ubar_high"]].to_numpy()).all()
 
 
@@ -149,13 +149,13 @@ def test_pairs_table_has_both_probabilities_beside_their_intervals():
     assert POSTERIOR_PAIR_COLUMNS == [
         "model_a",
         "model_b",
-        "difference",
-        "difference_low",
-        "difference_high",
+        "dbar",
+        "dbar_low",
+        "dbar_high",
         "p_a_better",
-        "population_difference",
-        "population_low",
-        "population_high",
+        "mu_difference",
+        "mu_difference_low",
+        "mu_difference_high",
         "p_a_better_population",
     ]
     rng = np.random.default_rng(10)
@@ -163,7 +163,7 @@ def test_pairs_table_has_both_probabilities_beside_their_intervals():
     c = rng.binomial(5, np.stack([u, u]))
     df = posterior_pairs_table(from_arrays(c, np.full(c.shape, 5), models=["a", "b"]))
     row = df.iloc[0]
-    assert row["population_low"] <= row["population_difference"] <= row["population_high"]
+    assert row["mu_difference_low"] <= row["mu_difference"] <= row["mu_difference_high"]
     assert 0 <= row["p_a_better_population"] <= 1
 
 

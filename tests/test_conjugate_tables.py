@@ -48,9 +48,9 @@ def test_posterior_table_edge_cases_no_nan():
     # se_data / se_prediction are NaN exactly where kappa is not identified (K = 1, one question)
     unknown = df["kappa_status"].str.startswith("not identified")
     assert unknown.tolist() == [False, False, False, True, True]
-    assert not df.drop(columns=["se_data", "se_prediction"]).isna().any().any()
-    assert df.loc[unknown, ["se_data", "se_prediction"]].isna().all().all()
-    assert not df.loc[~unknown, ["se_data", "se_prediction"]].isna().any().any()
+    assert not df.drop(columns=["se_data_bayes", "se_prediction_bayes"]).isna().any().any()
+    assert df.loc[unknown, ["se_data_bayes", "se_prediction_bayes"]].isna().all().all()
+    assert not df.loc[~unknown, ["se_data_bayes", "se_prediction_bayes"]].isna().any().any()
     assert df["questions"].tolist() == [4, 4, 3, 4, 1]
     msgs = " ".join(str(r.message) for r in rec)
     assert "not identifiable" in msgs and "deterministic" in msgs
@@ -63,10 +63,8 @@ def test_pairs_table():
     df = posterior_pairs_table(_ds(rng, m=4))
     assert list(df.columns) == POSTERIOR_PAIR_COLUMNS and len(df) == 6
     assert not df.isna().any().any()
-    assert (
-        (df["difference_low"] <= df["difference"]) & (df["difference"] <= df["difference_high"])
-    ).all()
-    assert (df["population_low"] < df["population_high"]).all()
+    assert ((df["dbar_low"] <= df["dbar"]) & (df["dbar"] <= df["dbar_high"])).all()
+    assert (df["mu_difference_low"] < df["mu_difference_high"]).all()
     assert df["p_a_better"].between(0, 1).all()
 
 
@@ -166,7 +164,9 @@ def test_warns_when_beta_does_not_fit_the_questions():
     # Question difficulties from a three-point mixture: far from any Beta.
     u = rng.choice([0.01, 0.35, 0.99], size=(1, n), p=[0.5, 0.2, 0.3])
     ds = from_arrays(rng.binomial(k, u), np.full((1, n), k), models=["lumpy"])
-    with pytest.warns(UserWarning, match=r"mu differs from the observed accuracy .* lumpy"):
+    with pytest.warns(
+        UserWarning, match=r"Beta population differs from the observed accuracy .* lumpy"
+    ):
         df = posterior_table(ds)
     assert abs(df.attrs["mu_shift"][0]) > 1
     # under the model itself no warning (the shift's sd is about 0.22 SE at N = 500)

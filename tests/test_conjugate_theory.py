@@ -37,7 +37,7 @@ def test_real_data_population_width_matches_frequentist(shared_data):
 
     ds = load(shared_data / "all-the-noises" / "main" / "input_table_mbpp.csv")  # N = 378, K = 1
     fr = pair_noise(ds)
-    c, k = ds["correct"].values, ds["count"].values
+    c, k = ds["correct"].values, ds["samples"].values
     pop = population_difference(c / k, draws=4000, random_seed=0)
     ia, ib = np.triu_indices(c.shape[0], k=1)
     close = np.abs(fr["difference"].to_numpy()) < 5 * fr["se_total"].to_numpy()
@@ -57,7 +57,7 @@ def test_real_data_posterior_table_humaneval(shared_data):
     # K = 1: kappa is not identified, so the split into data and prediction noise is not
     # reported (it would only restate the kappa prior); every interval is finite.
     assert len(df) == 78
-    assert df[["se_data", "se_prediction"]].isna().all().all()
-    assert not df.drop(columns=["se_data", "se_prediction"]).isna().any().any()
+    assert df[["se_data_bayes", "se_prediction_bayes"]].isna().all().all()
+    assert not df.drop(columns=["se_data_bayes", "se_prediction_bayes"]).isna().any().any()
     assert (df["kappa_status"] == "not identified (K = 1): prior").all()
     assert np.all(np.abs(df["mu"] - df["accuracy"]) < 0.02)

@@ -32,7 +32,7 @@ def _arrays(ds):
     """(p, w, k) of 0/1-score data as the noise tables build them (lazy for Dask)."""
     from bayesnoise.frequentist import _core
 
-    return _core.cell_means(ds["correct"].data, ds["count"].data), None, ds["count"].data
+    return _core.cell_means(ds["correct"].data, ds["samples"].data), None, ds["samples"].data
 
 
 def _dataset():
@@ -46,7 +46,7 @@ def _dataset():
     count = da.full((MODELS, QUESTIONS), 4, chunks=(MODELS, CHUNK), dtype=np.int64)
     dims = ("model", "question")
     return xr.Dataset(
-        {"correct": (dims, correct), "count": (dims, count), "sum_sq": (dims, correct)},
+        {"correct": (dims, correct), "samples": (dims, count), "sum_sq": (dims, correct)},
         coords={
             "model": [f"m{i}" for i in range(MODELS)],
             "question": [f"q{i}" for i in range(QUESTIONS)],
@@ -121,7 +121,7 @@ def _model_chunked():
     count = da.full(CONJUGATE_SHAPE, 4, chunks=CONJUGATE_CHUNKS, dtype=np.int64)
     dims = ("model", "question")
     return xr.Dataset(
-        {"correct": (dims, correct), "count": (dims, count), "sum_sq": (dims, correct)},
+        {"correct": (dims, correct), "samples": (dims, count), "sum_sq": (dims, correct)},
         coords={"model": [f"m{i}" for i in range(CONJUGATE_SHAPE[0])]},
         attrs={"benchmark": "dask", "source": "dask", "binary": True, "counts_known": True},
     )
@@ -161,7 +161,7 @@ def test_dask_conjugate_posterior_equals_in_memory():
     assert list(lazy_table["model"]) == list(table["model"])
     assert list(lazy_table["kappa_status"]) == list(table["kappa_status"])
     assert lazy_table.attrs["notes"] == table.attrs["notes"]
-    exact = ["questions", "accuracy", "ubar", "kappa", "se_data", "se_prediction"]
+    exact = ["questions", "accuracy", "ubar", "kappa", "se_data_bayes", "se_prediction_bayes"]
     np.testing.assert_allclose(lazy_table[exact].values, table[exact].values, rtol=1e-10)
     mc = 6 * max(lazy_table.attrs["mc_se"], table.attrs["mc_se"])
     for col in ("mu", "mu_low", "mu_high", "ubar_low", "ubar_high"):

@@ -27,7 +27,7 @@ def test_count_table(tmp_path):
     ds = bn.load(_write(tmp_path, "t.csv", COUNTS))
     assert ds.sizes == {"model": 2, "question": 2}
     assert ds["correct"].sel(model="a", question="q1") == 3
-    assert ds["count"].dtype == np.int64 and int(ds["count"].sum()) == 16
+    assert ds["samples"].dtype == np.int64 and int(ds["samples"].sum()) == 16
     assert ds.attrs["binary"] and ds.attrs["counts_known"] and ds.attrs["benchmark"] == "t"
 
 
@@ -43,7 +43,9 @@ def test_samples_long_table_ragged(tmp_path):
         ["model,example_id,sample,correct"] + [f"a,q1,{j},{j % 2}" for j in range(3)] + ["a,q2,0,1"]
     )
     ds = bn.load(_write(tmp_path, "s.csv", "\n".join(rows) + "\n"))
-    assert ds["count"].values.tolist() == [[3, 1]] and ds["correct"].values.tolist() == [[1.0, 1.0]]
+    assert ds["samples"].values.tolist() == [[3, 1]] and ds["correct"].values.tolist() == [
+        [1.0, 1.0]
+    ]
 
 
 def test_fractional_sample_scores_keep_within_variance(tmp_path):
@@ -174,7 +176,7 @@ def test_wide_matrix_errors():
 def test_coverage_raise_and_intersect(tmp_path):
     path = _write(tmp_path, "c.csv", COUNTS + "a,q3,4,2\n")
     ds = bn.load(path)
-    assert ds["count"].sel(model="b", question="q3") == 0  # kept as "no result", not imputed
+    assert ds["samples"].sel(model="b", question="q3") == 0  # kept as "no result", not imputed
     with pytest.raises(
         DataError, match=r"model 'b' lacks 1 \(q3\).*on_missing='intersect'.*2 of 3"
     ):
@@ -205,7 +207,7 @@ def test_from_arrays_validation():
 def test_bundled_extract(bundled_data):
     ds = bn.load(bundled_data / "cruxeval_output_temp0.8.csv.gz")
     assert ds.sizes == {"model": 8, "question": 800}
-    assert (ds["count"] == 10).all() and ds.attrs["binary"]
+    assert (ds["samples"] == 10).all() and ds.attrs["binary"]
 
 
 def test_sample_array_with_named_dims():
@@ -217,7 +219,7 @@ def test_sample_array_with_named_dims():
         coords={"model": ["a", "b"], "question": ["q1", "q2"]},
     )
     ds = bn.load(arr.transpose("sample", "model", "question"))
-    assert ds["count"].values.tolist() == [[2, 3], [3, 1]]
+    assert ds["samples"].values.tolist() == [[2, 3], [3, 1]]
     assert ds["sum_sq"].sel(model="b", question="q2") == 0.25 and not ds.attrs["binary"]
     with pytest.raises(DataError, match="model 'a', question 'q1', sample 1: score 2 is outside"):
         bn.load(arr.where(arr != 0, 2))

@@ -18,7 +18,6 @@ from bayesnoise.frequentist import (
     pair_noise,
     pair_noise_dataset,
     paired_test,
-    proportion_interval,
     required_questions,
     required_samples,
 )
@@ -172,7 +171,8 @@ def test_z_sign_test_and_bootstrap_agree_on_large_n():
     # sqrt(1 - (q_A - q_B)^2 / (q_A + q_B)) (paper eq. 33-34): check that identity exactly
     z_sign = (wa - wb) / np.sqrt(wa + wb)
     qa, qb = wa / n, wb / n
-    assert z.statistic == pytest.approx(z_sign / np.sqrt(1 - (qa - qb) ** 2 / (qa + qb)), rel=1e-9)
+    z_stat = z.statistic / np.sqrt((n - 1) / n)  # the paired t back to z (ddof-0 SE)
+    assert z_stat == pytest.approx(z_sign / np.sqrt(1 - (qa - qb) ** 2 / (qa + qb)), rel=1e-9)
     # In the normal regime the exact sign test equals its continuity-corrected normal form, and
     # McNemar's chi-square is exactly that normal form squared.
     z_cc = (abs(wa - wb) - 1) / np.sqrt(wa + wb)
@@ -194,13 +194,13 @@ def test_paired_test_result_object():
     assert wald.high - wald.low == pytest.approx(2 * 1.959963984540054 * res.se, rel=1e-12)
     # the default score interval is Tango's here (K = 1): close to Wald at N = 300
     assert ci95.high - ci95.low == pytest.approx(wald.high - wald.low, rel=0.01)
-    # z with the ddof-0 SE, p-value of the paired t test (ddof-1 SE, N - 1 = 299 df)
-    t = abs(res.statistic) * np.sqrt(299 / 300)
-    assert res.pvalue == pytest.approx(2 * stats.t.sf(t, 299), rel=1e-12)
+    # the paired t test (ddof-1 SE, N - 1 = 299 df)
+    assert res.df == 299
+    assert res.pvalue == pytest.approx(2 * stats.t.sf(abs(res.statistic), 299), rel=1e-12)
     with pytest.raises(KeyError, match="no model 'zz'"):
         paired_test(ds, "x", "zz")
     with pytest.raises(ValueError, match="method must be"):
-        paired_test(ds, "x", "y", method="t")
+        paired_test(ds, "x", "y", method="wald")
 
 
 def test_sign_and_mcnemar_against_scipy():
@@ -253,7 +253,7 @@ def _designs(rng, reps, n, k, bundled):
     import bayesnoise as bn
 
     ds = bn.load(bundled / "cruxeval_output_temp0.8.csv.gz")
-    u_real = (ds["correct"] / ds["count"]).values[[0, 2]]
+    u_real = (ds["correct"] / ds["samples"]).values[[0, 2]]
     return {
         "bernoulli": (*sm.bernoulli(rng, reps, n, k), True),
         "stratified": (*sm.stratified(rng, reps, n, k), False),
@@ -302,38 +302,6 @@ def test_uncorrected_estimator_is_biased_at_small_k():
             np.testing.assert_allclose(rel.mean(axis=0), predicted, rtol=0.1)
         else:
             assert np.all(np.abs(t) < 4)
-
-
-# ------------------------------------------------------------------ intervals
-@pytest.mark.parametrize(("s", "n"), [(0, 10), (3, 10), (10, 10), (37, 164), (1, 2)])
-def test_proportion_intervals_against_scipy(s, n):
-    res = stats.binomtest(s, n)
-    for method, scipy_method in (("wilson", "wilson"), ("beta", "exact")):
-        lo, hi = proportion_interval(s, n, method=method, confidence_level=0.9)
-        ref = res.proportion_ci(confidence_level=0.9, method=scipy_method)
-        assert (lo, hi) == pytest.approx((ref.low, ref.high), abs=1e-12)
-    lo, hi = proportion_interval(s, n, method="jeffreys")
-    if 0 < s < n:
-        assert (lo, hi) == pytest.approx(
-            stats.beta.ppf([0.025, 0.975], s + 0.5, n - s + 0.5), rel=1e-12
-        )
-    lo, hi = proportion_interval(s, n, method="normal")
-    half = 1.959963984540054 * np.sqrt(s / n * (1 - s / n) / n)
-    assert (lo, hi) == pytest.approx((max(s / n - half, 0), min(s / n + half, 1)), abs=1e-12)
-    lo, hi = proportion_interval(s, n, method="agresti_coull")
-    nt = n + 1.959963984540054**2
-    pt = (s + 1.959963984540054**2 / 2) / nt
-    half = 1.959963984540054 * np.sqrt(pt * (1 - pt) / nt)
-    assert (lo, hi) == pytest.approx((max(pt - half, 0), min(pt + half, 1)), abs=1e-12)
-
-
-def test_proportion_interval_errors():
-    with pytest.raises(ValueError, match="confidence_level"):
-        proportion_interval(1, 2, confidence_level=95)
-    with pytest.raises(ValueError, match="method"):
-        proportion_interval(1, 2, method="exact")
-    with pytest.raises(ValueError, match="successes <= n"):
-        proportion_interval(3, 2)
 
 
 # ------------------------------------------------------------------ power and meta-analysis

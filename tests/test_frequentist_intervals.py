@@ -92,9 +92,12 @@ def test_model_intervals_never_zero_width_nor_outside(correct, count):
     )
     assert row.accuracy_high - row.accuracy_low > 0
     if count.min() >= 2:
-        assert 0 <= row.here_low <= row.here_high <= 1 and row.here_high > row.here_low
+        assert (
+            0 <= row.accuracy_here_low <= row.accuracy_here_high <= 1
+            and row.accuracy_here_high > row.accuracy_here_low
+        )
     else:
-        assert np.isnan(row.here_low) and "K = 1" in _quiet(model_noise, ds).attrs["note"]
+        assert np.isnan(row.accuracy_here_low) and "K = 1" in _quiet(model_noise, ds).attrs["note"]
 
 
 # ------------------------------------------------------------------ defect 5: pairs, Tango
@@ -312,7 +315,7 @@ def test_here_interval_ragged_k_coverage(ks, old_band):
     old = np.mean(np.abs(comps["accuracy"] - ubar) <= old_half)
     assert old_band[0] <= old <= old_band[1]  # 0.76 and 0.53: the defect
     iv = model_intervals(comps, confidence_level=0.95)
-    new = np.mean((iv["here_low"] <= ubar) & (ubar <= iv["here_high"]))
+    new = np.mean((iv["accuracy_here_low"] <= ubar) & (ubar <= iv["accuracy_here_high"]))
     mcse = np.sqrt(0.95 * 0.05 / reps)
     assert 0.93 - 3 * mcse <= new <= 0.97 + 3 * mcse  # 0.939 and 0.940
 
@@ -329,7 +332,7 @@ def test_here_interval_exact_variance_and_fallbacks():
     iv = model_intervals(_core.model_components(p, None, k), confidence_level=0.95)
     n_bin = 16 / np.sum(1 / k)
     lo, hi = _score.wilson(0.75, n_bin, Z)
-    assert (iv["here_low"][0], iv["here_high"][0]) == pytest.approx((lo, hi))
+    assert (iv["accuracy_here_low"][0], iv["accuracy_here_high"][0]) == pytest.approx((lo, hi))
     # pairs: prediction noises independent given the questions (phi = 0)
     lo, hi = here_difference_interval(0.6, 0.5, 0.01, 0.02, 100, 10, 10)
     assert lo < 0.1 < hi and hi - lo < 2 * Z * np.sqrt(0.03 / 100) * 1.05
@@ -372,5 +375,5 @@ def test_noise_and_compare_print_the_same_population_interval():
         warnings.simplefilter("ignore")
         noise = model_noise(ds, confidence_level=0.9)
         cmp = compare_models(ds, confidence_level=0.9)
-    np.testing.assert_array_equal(noise["accuracy_low"], cmp["population_freq_low"])
-    np.testing.assert_array_equal(noise["accuracy_high"], cmp["population_freq_high"])
+    np.testing.assert_array_equal(noise["accuracy_low"], cmp["accuracy_low"])
+    np.testing.assert_array_equal(noise["accuracy_high"], cmp["accuracy_high"])

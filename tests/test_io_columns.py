@@ -28,7 +28,7 @@ EXPECTED = from_arrays(
 
 
 def _same_cells(ds, ref=EXPECTED):
-    for var in ("correct", "count", "sum_sq"):
+    for var in ("correct", "samples", "sum_sq"):
         xr.testing.assert_equal(ds[var], ref[var])
 
 
@@ -141,7 +141,7 @@ def test_count_table_with_mapped_count_and_correct(tmp_path):
         _write(tmp_path, "c.csv", text),
         columns={"model": "m", "question": "q", "count": "n", "correct": "k"},
     )
-    assert ds["count"].values.tolist() == [[4, 4]] and ds["correct"].values.tolist() == [[3, 1]]
+    assert ds["samples"].values.tolist() == [[4, 4]] and ds["correct"].values.tolist() == [[3, 1]]
 
 
 def test_tsv_and_gzipped_tsv(tmp_path):

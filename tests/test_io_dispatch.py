@@ -77,13 +77,13 @@ def _lm_eval(out):
 
 def _cells(ds):
     ds = ds.sel(model=["a", "b"], question=["1", "2", "3"])
-    return {v: ds[v].values.tolist() for v in ("correct", "count", "sum_sq")}
+    return {v: ds[v].values.tolist() for v in ("correct", "samples", "sum_sq")}
 
 
 def test_same_results_from_table_inspect_logs_and_lm_eval(tmp_path):
     expected = {
         "correct": [[1, 2, 0], [2, 1, 1]],
-        "count": [[2, 2, 2], [2, 2, 2]],
+        "samples": [[2, 2, 2], [2, 2, 2]],
         "sum_sq": [[1, 2, 0], [2, 1, 1]],
     }
     assert _cells(bn.load(_table(tmp_path))) == expected
@@ -134,7 +134,7 @@ def test_glob_list_and_folder_of_tables(tmp_path):
         part.to_csv(folder / f"quiz_{model}.csv", index=False)
     for source in (str(folder / "*.csv"), sorted(folder.glob("*.csv")), folder):
         ds = bn.load(source)
-        for var in ("correct", "count", "sum_sq"):
+        for var in ("correct", "samples", "sum_sq"):
             xr.testing.assert_equal(ds[var], full[var])
     with pytest.raises(DataError, match=r"nothing\*.csv: no file matches this pattern"):
         bn.load(str(tmp_path / "nothing*.csv"))
@@ -243,6 +243,6 @@ def _capture_err(capsys, argv):
 
 def test_dataarray_and_wide_frame_still_load():
     arr = xr.DataArray(np.ones((2, 3, 4)), dims=("model", "question", "sample"))
-    assert int(bn.load(arr)["count"].sum()) == 24
+    assert int(bn.load(arr)["samples"].sum()) == 24
     with pytest.raises(DataError, match=r"DataArray: columns= .* not to a DataArray"):
         bn.load(arr, columns={"model": "m"})

@@ -99,7 +99,7 @@ def test_bench_dataset_matches_the_table(logs):
     assert ds["question"].values.tolist() == [str(q) for q in BENCH_IDS]
     expected = np.array([[sum(table[m][q]) for q in BENCH_IDS] for m in MODELS], dtype=float)
     np.testing.assert_array_equal(ds["correct"].values, expected)
-    assert (ds["count"].values == BENCH_EPOCHS).all()
+    assert (ds["samples"].values == BENCH_EPOCHS).all()
     assert ds.attrs["benchmark"] == "bench" and ds.attrs["binary"] is True
     assert ds.attrs["logs"] == len(MODELS)
 
@@ -111,7 +111,7 @@ def test_eval_files_are_zstandard_and_json_log_reads_the_same(logs):
         assert zf.getinfo("summaries.json").compress_type == 93
     from_json = read_inspect([_only(logs["bench_json"])])
     from_eval = read_inspect([logs["bench"]]).sel(model=["mockllm/a"])
-    for var in ("correct", "count", "sum_sq"):
+    for var in ("correct", "samples", "sum_sq"):
         np.testing.assert_array_equal(from_json[var].values, from_eval[var].values)
 
 
@@ -124,7 +124,7 @@ def test_two_logs_for_one_model_and_task(logs):
     merged = read_inspect([logs["bench"], logs["bench_json"]], duplicates="merge")
     alone = read_inspect([logs["bench"]])
     a = merged.sel(model="mockllm/a")
-    assert (a["count"].values == 2 * BENCH_EPOCHS).all()
+    assert (a["samples"].values == 2 * BENCH_EPOCHS).all()
     np.testing.assert_array_equal(
         a["correct"].values, 2 * alone["correct"].sel(model="mockllm/a").values
     )
@@ -178,8 +178,8 @@ def test_use_scored_loads_the_rest_and_warns_once(logs):
     with pytest.warns(UserWarning, match="2 samples have no score") as caught:
         ds = read_inspect([logs["mixed"]], scorer="grade", incomplete="use-scored")
     assert len(caught) == 1
-    assert int(ds["count"].sum()) == len(MODELS) * len(MIXED_IDS) * MIXED_EPOCHS - 2
-    assert ds["count"].sel(model=NAN_AT[0], question=NAN_AT[1]).item() == MIXED_EPOCHS - 1
+    assert int(ds["samples"].sum()) == len(MODELS) * len(MIXED_IDS) * MIXED_EPOCHS - 2
+    assert ds["samples"].sel(model=NAN_AT[0], question=NAN_AT[1]).item() == MIXED_EPOCHS - 1
     assert "left out (no score)" in ds.attrs["notes"]
     assert ds["question"].values.tolist() == [str(i) for i in MIXED_IDS]
 

@@ -57,7 +57,7 @@ def _reference(df):
 
 
 def _cells_equal(ds, ref, exact=True):
-    for var in ("correct", "count", "sum_sq"):
+    for var in ("correct", "samples", "sum_sq"):
         if exact:
             xr.testing.assert_equal(ds[var], ref[var])
         else:  # sums of up to 6 doubles in another order: a few ulps of values <= 6

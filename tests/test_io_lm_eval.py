@@ -49,7 +49,7 @@ def test_output_folder(out):
         ds = read_lm_eval([out])
     correct, count = _expected(TABLE)
     np.testing.assert_array_equal(ds["correct"].values, correct)
-    np.testing.assert_array_equal(ds["count"].values, count)
+    np.testing.assert_array_equal(ds["samples"].values, count)
     assert ds["model"].values.tolist() == MODELS
     assert ds["question"].values.tolist() == [str(q) for q in BENCH_IDS]
     assert ds.attrs["benchmark"] == BENCH and ds.attrs["runs"] == BENCH_EPOCHS
@@ -260,7 +260,7 @@ def test_bayesnoise_load_reads_each_source(three_sources, source):
     ds = bayesnoise.load(three_sources[source])
     correct, count = _expected(TABLE)
     np.testing.assert_array_equal(ds["correct"].values, correct)
-    np.testing.assert_array_equal(ds["count"].values, count)
+    np.testing.assert_array_equal(ds["samples"].values, count)
     assert ds.attrs["benchmark"] == BENCH
 
 

@@ -97,3 +97,25 @@ def test_saved_table_reads_as_a_count_table(tmp_path, bundled_data):
     ]
     assert len(table) == ds.sizes["model"] * ds.sizes["question"]
     assert (table["count"] == 10).all()
+
+
+def test_netcdf_of_version_0_1_loads_with_count_renamed(tmp_path):
+    """``samples`` was called ``count`` (hidden by ``Dataset.count``); old files still load."""
+    ds = bn.from_arrays([[3, 1], [2, 0]], [[4, 4], [4, 0]], models=["a", "b"])
+    old = tmp_path / "old.nc"
+    bn.save(ds, old)
+    with xr.open_dataset(old, engine="h5netcdf") as f:
+        legacy = f.load().rename(samples="count")
+    legacy.to_netcdf(tmp_path / "legacy.nc", engine="h5netcdf")
+    back = bn.load(tmp_path / "legacy.nc")
+    assert "count" not in back.data_vars and back["samples"].values.tolist() == [[4, 4], [4, 0]]
+    xr.testing.assert_identical(back, ds)
+    # an old in-memory dataset: load renames it; the contract check names the new variable
+    xr.testing.assert_identical(bn.load(ds.rename(samples="count")), ds)
+    with pytest.raises(bn.DataError, match="now called 'samples'"):
+        bn.save(ds.rename(samples="count"), tmp_path / "x.nc")
+
+
+def test_samples_is_not_hidden_by_dataset_methods():
+    ds = bn.from_arrays([[3, 1]], [[4, 4]])
+    assert ds.samples.values.tolist() == [[4, 4]]

@@ -65,7 +65,7 @@ def test_model_data_from_dataset():
     ds = xr.Dataset(
         {
             "correct": (("question", "model"), np.array([[1.0, 2.0], [0.0, 0.0]])),
-            "count": (("question", "model"), np.array([[2, 2], [2, 0]])),
+            "samples": (("question", "model"), np.array([[2, 2], [2, 0]])),
         },
         coords={"model": ["m1", "m2"], "question": ["q1", "q2"]},
     )
@@ -296,7 +296,7 @@ def test_pairs_need_two_models():
     ds = xr.Dataset(
         {
             "correct": (("model", "question"), [[1.0, 2.0]]),
-            "count": (("model", "question"), [[2, 2]]),
+            "samples": (("model", "question"), [[2, 2]]),
         }
     )
     with pytest.raises(ValueError, match="two models"):

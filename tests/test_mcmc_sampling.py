@@ -113,7 +113,7 @@ def test_fixed_hyperparameters_match_closed_forms_real(shared_data):
     ds = load(shared_data / "all-the-noises" / "lowk_temp0.7" / "input_table_gmat_cot.csv")
     ds = ds.isel(model=[0, 10])  # ragged K (4..13 samples per question), 92 questions
     correct = ds["correct"].values.astype(int)
-    count = ds["count"].values
+    count = ds["samples"].values
     eb = conjugate.fit_empirical_bayes(correct, count)
     # 2000 draws: ~750 comparisons here, and the sample sd of strongly skewed posteriors such as
     # Beta(0.28, 5.9) (c = 0 of K = 4) has heavier tails than the normal the MCSE assumes; at
@@ -224,30 +224,55 @@ def test_posterior_tables_have_the_conjugate_columns(tmp_path):
     ds = xr.Dataset(
         {
             "correct": (("model", "question"), correct),
-            "count": (("model", "question"), np.full(correct.shape, 5)),
+            "samples": (("model", "question"), np.full(correct.shape, 5)),
         },
         coords={"model": ["a", "b", "c"]},
     )
     posterior_columns = list(conjugate.posterior_table(ds).columns)
     pair_columns = list(conjugate.posterior_pairs_table(ds).columns)
     per_model = hb.posterior_table_mcmc(ds, progressbar=False, save=tmp_path / "m.nc")
-    assert list(per_model.columns) == posterior_columns
+    # the MCMC columns are the conjugate ones with the method (or the Beta estimand) in the name
+    counterpart = {"mu_beta": "mu", "ubar_mcmc": "ubar", "kappa_mcmc": "kappa", "dbar_mcmc": "dbar"}
+    counterpart |= {"se_data_mcmc": "se_data_bayes", "se_prediction_mcmc": "se_prediction_bayes"}
+    counterpart |= {"p_a_better_mcmc": "p_a_better", "mu_beta_difference": "mu_difference"}
+    counterpart |= {"p_a_better_beta": "p_a_better_population"}
+
+    def renamed(columns):
+        out = []
+        for c in columns:
+            stem, end = (
+                (c[: -len(e)], e)
+                if (
+                    e := next(
+                        (
+                            x
+                            for x in ("_low", "_high")
+                            if c.endswith(x) and c[: -len(x)] in counterpart
+                        ),
+                        "",
+                    )
+                )
+                else (c, "")
+            )
+            out.append(counterpart.get(stem, stem) + end)
+        return out
+
+    assert renamed(per_model.columns) == posterior_columns
     assert (tmp_path / "m.nc").exists()
     assert np.all(
-        (per_model["ubar_low"] < per_model["ubar"]) & (per_model["ubar"] < per_model["ubar_high"])
+        (per_model["ubar_mcmc_low"] < per_model["ubar_mcmc"])
+        & (per_model["ubar_mcmc"] < per_model["ubar_mcmc_high"])
     )
     pairs = hb.posterior_table_mcmc(ds, pairs=True, progressbar=False)
-    assert list(pairs.columns) == pair_columns
+    assert renamed(pairs.columns) == pair_columns
     assert pairs[["model_a", "model_b"]].values.tolist() == [["a", "b"], ["a", "c"], ["b", "c"]]
     observed = correct.mean(axis=1) / 5
     obs_diff = observed[[0, 0, 1]] - observed[[1, 2, 2]]
-    assert np.all(pairs["difference_low"] < obs_diff) and np.all(
-        obs_diff < pairs["difference_high"]
-    )
+    assert np.all(pairs["dbar_mcmc_low"] < obs_diff) and np.all(obs_diff < pairs["dbar_mcmc_high"])
     # the population interval adds the paired data noise: wider than the finite-sample one
     assert np.all(
-        pairs["population_high"] - pairs["population_low"]
-        > pairs["difference_high"] - pairs["difference_low"]
+        pairs["mu_beta_difference_high"] - pairs["mu_beta_difference_low"]
+        > pairs["dbar_mcmc_high"] - pairs["dbar_mcmc_low"]
     )
     assert pairs.attrs["model"] == "joint" and pairs.attrs["divergences"] == 0
 
@@ -270,7 +295,7 @@ def test_table_warnings_are_said_once_and_point_at_the_caller():
     ds = xr.Dataset(
         {
             "correct": (("model", "question"), correct),
-            "count": (("model", "question"), np.ones_like(correct, dtype=int)),
+            "samples": (("model", "question"), np.ones_like(correct, dtype=int)),
         },
         coords={"model": ["k1a", "k1b"]},
     )

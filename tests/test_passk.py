@@ -9,12 +9,19 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
+from bayesnoise import load
 from bayesnoise.conjugate import fit_empirical_bayes, integrated_moments
 from bayesnoise.conjugate.hyper import hyper_draws
 from bayesnoise.conjugate.passk import beta_pass_at_k, pass_at_k_posterior, posterior_passk_table
-from bayesnoise.data import DataError, from_arrays
+from bayesnoise.data import DataError, beta_binomial_counts, from_arrays
 from bayesnoise.frequentist import model_noise, pair_noise
-from bayesnoise.frequentist.passk import pass_at_k, passk_pairs, passk_table
+from bayesnoise.frequentist.passk import (
+    PASSK_COLUMNS,
+    PASSK_PAIR_COLUMNS,
+    pass_at_k,
+    passk_pairs,
+    passk_table,
+)
 
 
 def _dataset(seed=0, models=3, n=120, k=6):
@@ -56,35 +63,81 @@ def test_pass_at_1_is_the_accuracy_and_its_se_mean():
         ref, ref_pairs = model_noise(ds), pair_noise(ds)
     table = passk_table(ds, 1)
     np.testing.assert_allclose(table.pass_at_k, ref.accuracy, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(table.se_mean, ref.se_mean, rtol=1e-12)
+    np.testing.assert_allclose(table.se_pass_at_k, ref.se_mean, rtol=1e-12)
     pairs = passk_pairs(ds, 1)
-    np.testing.assert_allclose(pairs.difference, ref_pairs.difference, atol=1e-12)
-    np.testing.assert_allclose(pairs.se_mean, ref_pairs.se_mean, rtol=1e-10)
+    np.testing.assert_allclose(pairs.pass_at_k_difference, ref_pairs.difference, atol=1e-12)
+    np.testing.assert_allclose(pairs.se_pass_at_k_difference, ref_pairs.se_mean, rtol=1e-10)
+    np.testing.assert_allclose(pairs.p_value_pass_at_k, ref_pairs.p_value, rtol=0, atol=1e-12)
 
 
 def test_pairs_are_paired_per_question_values():
     ds = _dataset(seed=2, models=4)
-    values = pass_at_k(ds.correct.values, ds["count"].values, 3)
+    values = pass_at_k(ds.correct.values, ds["samples"].values, 3)
     pairs = passk_pairs(ds, 3, confidence_level=0.95)
     ia, ib = np.triu_indices(4, 1)
     d = values[ia] - values[ib]
-    np.testing.assert_allclose(pairs.difference, d.mean(axis=1), atol=1e-12)
-    np.testing.assert_allclose(pairs.se_mean, d.std(axis=1) / np.sqrt(d.shape[1]), rtol=1e-10)
-    np.testing.assert_allclose(pairs.p_value, 2 * stats.norm.sf(np.abs(pairs.z)), rtol=1e-10)
-    assert np.all(
-        (pairs.difference_low < pairs.difference) & (pairs.difference < pairs.difference_high)
+    np.testing.assert_allclose(pairs.pass_at_k_difference, d.mean(axis=1), atol=1e-12)
+    np.testing.assert_allclose(
+        pairs.se_pass_at_k_difference, d.std(axis=1) / np.sqrt(d.shape[1]), rtol=1e-10
     )
+    oracle = stats.ttest_rel(values[ia], values[ib], axis=1)
+    np.testing.assert_allclose(pairs.t_pass_at_k, oracle.statistic, rtol=1e-10)
+    np.testing.assert_allclose(pairs.p_value_pass_at_k, oracle.pvalue, rtol=1e-10)
+    low, high = pairs.pass_at_k_difference_low, pairs.pass_at_k_difference_high
+    assert np.all((low < pairs.pass_at_k_difference) & (pairs.pass_at_k_difference < high))
+
+
+def test_pair_columns_do_not_reuse_the_accuracy_names():
+    # one name, one estimand: the pairs/noise names belong to the accuracy (pass@1) columns
+    pairs = passk_pairs(_dataset(), 2, confidence_level=0.9)
+    assert list(pairs.columns) == [
+        *PASSK_PAIR_COLUMNS,
+        "pass_at_k_difference_low",
+        "pass_at_k_difference_high",
+    ]
+    assert list(passk_table(_dataset(), 2).columns) == PASSK_COLUMNS
+    taken = {"difference", "se_mean", "z", "p_value", "difference_low", "difference_high"}
+    assert not taken & set(pairs.columns) and not taken & set(PASSK_COLUMNS)
+
+
+def test_pass_at_1_p_value_is_the_pairs_p_value(bundled_data):
+    crux = load(bundled_data / "cruxeval_output_temp0.8.csv.gz")
+    rng = np.random.default_rng(10)
+    u = rng.beta(0.7, 0.9, 150)
+    c = rng.binomial(1, np.stack([u, 0.9 * u, np.clip(u + 0.08, 0, 1)]))
+    k1 = from_arrays(c, np.ones_like(c), models=list("abc"))  # one sample per question
+    for ds in (crux, k1):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = pair_noise(ds)
+        got = passk_pairs(ds, 1)
+        assert got[["model_a", "model_b"]].equals(ref[["model_a", "model_b"]])
+        np.testing.assert_allclose(got.p_value_pass_at_k, ref.p_value, rtol=0, atol=1e-12)
+        # the test tells the two references apart: the normal p of z misses by far more
+        assert np.max(np.abs(2 * stats.norm.sf(np.abs(ref.z)) - ref.p_value)) > 1e-5
+
+
+def test_pass_at_k_pairs_against_ttest_rel_on_real_data(bundled_data):
+    ds = load(bundled_data / "cruxeval_output_temp0.8.csv.gz")
+    correct, count = beta_binomial_counts(ds, needed_by="test")
+    for k in (2, 5):
+        values = pass_at_k(correct, count, k)
+        pairs = passk_pairs(ds, k)
+        ia, ib = np.triu_indices(values.shape[0], 1)
+        oracle = stats.ttest_rel(values[ia], values[ib], axis=1)
+        np.testing.assert_allclose(pairs.t_pass_at_k, oracle.statistic, rtol=1e-9)
+        np.testing.assert_allclose(pairs.p_value_pass_at_k, oracle.pvalue, rtol=1e-9, atol=1e-15)
 
 
 def test_refusals_name_model_and_question():
     ds = _dataset(seed=3)
-    count = ds["count"].values.copy()
+    count = ds["samples"].values.copy()
     count[1, 7] = 2
     short = from_arrays(np.minimum(ds.correct.values, count), count, models=list("abc"))
     with pytest.raises(DataError, match=r"model 'b', question 'q7': k = 3 but only 2 samples"):
         passk_table(short, 3)
     partial = from_arrays(
-        ds.correct.values * 0.5, ds["count"].values, sum_sq=ds.correct.values * 0.25
+        ds.correct.values * 0.5, ds["samples"].values, sum_sq=ds.correct.values * 0.25
     )
     with pytest.raises(DataError, match="not all 0/1"):
         passk_table(partial, 2)
@@ -97,11 +150,11 @@ def test_refusals_name_model_and_question():
 
 def test_unanswered_cells_are_left_out():
     ds = _dataset(seed=4)
-    count = ds["count"].values.copy()
+    count = ds["samples"].values.copy()
     count[0, :10] = 0
     sparse = from_arrays(np.where(count > 0, ds.correct.values, 0), count, models=list("abc"))
     table = passk_table(sparse, 2)
-    full = pass_at_k(ds.correct.values[0, 10:], ds["count"].values[0, 10:], 2)
+    full = pass_at_k(ds.correct.values[0, 10:], ds["samples"].values[0, 10:], 2)
     assert table.questions[0] == 110
     assert table.pass_at_k[0] == pytest.approx(full.mean(), abs=1e-12)
 
@@ -146,7 +199,7 @@ def test_population_pass_at_k_by_monte_carlo():
 
 def test_pass_at_1_posterior_is_ubar_and_mu():
     ds = _dataset(seed=6)
-    c, n = ds.correct.values, ds["count"].values
+    c, n = ds.correct.values, ds["samples"].values
     fit = fit_empirical_bayes(c, n)
     post = pass_at_k_posterior(c, n, 1, fit, draws=20_000)
     mom = integrated_moments(c, n, fit)
@@ -160,7 +213,7 @@ def test_pass_at_1_posterior_is_ubar_and_mu():
 
 def test_these_questions_interval_against_monte_carlo():
     ds = _dataset(seed=7, models=1, n=150, k=4)
-    c, n = ds.correct.values, ds["count"].values
+    c, n = ds.correct.values, ds["samples"].values
     fit = fit_empirical_bayes(c, n)
     k, draws = 3, 20_000
     post = pass_at_k_posterior(c, n, k, fit)
@@ -184,13 +237,13 @@ def test_these_questions_interval_against_monte_carlo():
 def test_posterior_table_columns_and_refusal():
     ds = _dataset(seed=9)
     df = posterior_passk_table(ds, 4)
-    assert list(df.columns)[:4] == ["model", "questions", "k", "pass_at_k"]
+    assert list(df.columns)[:4] == ["model", "questions", "k", "pass_at_k_bayes"]
     assert np.all(
-        (df.population_low < df.population_pass_at_k)
-        & (df.population_pass_at_k < df.population_high)
+        (df.population_pass_at_k_low < df.population_pass_at_k)
+        & (df.population_pass_at_k < df.population_pass_at_k_high)
     )
     partial = from_arrays(
-        ds.correct.values * 0.5, ds["count"].values, sum_sq=ds.correct.values * 0.25
+        ds.correct.values * 0.5, ds["samples"].values, sum_sq=ds.correct.values * 0.25
     )
     with pytest.raises(DataError, match="0/1"):
         posterior_passk_table(partial, 2)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import bayesnoise as bn
-from bayesnoise import decide, conjugate, frequentist, plots
+from bayesnoise import conjugate, decide, frequentist, plots
 
 matplotlib = pytest.importorskip("matplotlib")
 
@@ -39,7 +39,7 @@ def test_noise_vs_accuracy_points_and_theory(ds, pairs):
     x, y = lines["theory"].get_data()
     n = ds.sizes["question"]
     np.testing.assert_allclose(y, np.sqrt(x * (1 - x) / n), rtol=1e-12)  # paper eq. 24, kappa=1
-    kappa, _ = conjugate.benchmark_kappa(ds["correct"].values, ds["count"].values)
+    kappa, _ = conjugate.benchmark_kappa(ds["correct"].values, ds["samples"].values)
     x, y = lines["theory_kappa"].get_data()
     np.testing.assert_allclose(y, conjugate.theory_se_difference(x, n, kappa), rtol=1e-12)
     assert ax.get_xlabel() and ax.get_ylabel() and ax.get_legend() is not None
@@ -65,7 +65,7 @@ def test_heatmap_is_the_sorted_dataset(ds):
     ax = plots.plot_heatmap(ds)
     shown = np.asarray(ax.images[0].get_array())
     acc = frequentist.model_noise(ds)["accuracy"].to_numpy()
-    p = (ds["correct"] / ds["count"]).values  # (model, question)
+    p = (ds["correct"] / ds["samples"]).values  # (model, question)
     expected = p[np.argsort(acc, kind="stable")][:, np.argsort(-p.mean(axis=0), kind="stable")].T
     np.testing.assert_array_equal(shown, expected)
     assert np.all(np.diff(np.nanmean(shown, axis=1)) <= 1e-12)  # rows easiest first
@@ -75,7 +75,7 @@ def test_question_cdfs_match_pooled_fit(ds):
     ax = plots.plot_question_cdfs(ds, bins=2)
     acc = frequentist.model_noise(ds)["accuracy"].to_numpy()
     groups = np.array_split(np.argsort(acc), 2)  # models by accuracy, two equal groups
-    c, k = plots.pooled_counts(ds["correct"].values, ds["count"].values, groups)
+    c, k = plots.pooled_counts(ds["correct"].values, ds["samples"].values, groups)
     fit = conjugate.fit_empirical_bayes(c, k, warn=False)
     from scipy import stats
 

@@ -48,7 +48,7 @@ def test_power_uses_the_files_components(capsys, crux):
     ds = load(crux)
     pair = pair_noise(ds.sel(model=[a, b])).iloc[0]
     single = model_noise(ds).set_index("model")
-    assert row.questions == 800 and row.samples_per_question == 10
+    assert row.planned_questions == 800 and row.planned_samples_per_question == 10
     # paired: the pair's own data and prediction variances; unpaired: the models' sums
     kw = {"data": max(pair.data, 0), "prediction": pair.prediction}
     assert row.paired_min_difference == pytest.approx(
@@ -70,7 +70,7 @@ def test_power_n_and_k_and_one_sample_files(capsys, crux, tmp_path):
     out = _csv(capsys, "power", crux, "--n", "3200", "--k", "40")
     base = _csv(capsys, "power", crux)
     assert len(out) == 28 and "paired_questions_needed" not in out.columns
-    assert (out.questions == 3200).all() and (out.samples_per_question == 40).all()
+    assert (out.planned_questions == 3200).all() and (out.planned_samples_per_question == 40).all()
     assert (out.paired_min_difference < base.paired_min_difference).all()
     path = tmp_path / "k1.csv"
     rows = ["model,example_id,count,correct"]

@@ -73,7 +73,7 @@ def test_pair_standard_errors_match_published(published):
             ok = np.isclose(x, y, rtol=RTOL, atol=np.sqrt(1e-15 / ds.sizes["question"])) | both_nan
             assert ok.all(), f"{run}/{bench} {ours}: {int((~ok).sum())} of {len(ok)} rows differ"
             # NaN only where a model has a question with K = 1 (split not identifiable)
-            k1 = (ds["count"].values < 2).any(axis=1)
+            k1 = (ds["samples"].values < 2).any(axis=1)
             assert np.all(k1[ia[both_nan]] | k1[ib[both_nan]])
         rows += len(pub)
     assert rows > 29_000
@@ -137,13 +137,15 @@ def test_model_standard_errors_match_published(published):
             )
         # Models whose split we refuse (some K_i = 1) are exactly those with a K = 1 question.
         refused = set(table["model"][k1])
-        has_k1 = {m for m in refused if (ds["count"].sel(model=m).values < 2).any()}
+        has_k1 = {m for m in refused if (ds["samples"].sel(model=m).values < 2).any()}
         assert refused == has_k1
         # The corrected data variance differs from the published (uncorrected) one by exactly the
         # predicted bias b = mean_i w_i / (K_i - 1).
         sub = ds.sel(model=list(table["model"][~k1]))
-        _p, w = _core.cell_moments(sub["correct"].values, sub["count"].values, sub["sum_sq"].values)
-        b = np.mean(w / (sub["count"].values - 1), axis=1)
+        _p, w = _core.cell_moments(
+            sub["correct"].values, sub["samples"].values, sub["sum_sq"].values
+        )
+        b = np.mean(w / (sub["samples"].values - 1), axis=1)
         published_data = table["SE_x(A)"][~k1].to_numpy() ** 2 * n[~k1]
         np.testing.assert_allclose(
             published_data - corrected["data"][~k1], b, rtol=1e-5, atol=1e-12

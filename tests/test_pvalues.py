@@ -21,7 +21,7 @@ def test_sign_test_on_averaged_differences_is_scipy_binomtest():
     rng = np.random.default_rng(10)
     ds = _ds(rng)
     mat = pair_noise_dataset(ds)
-    p = ds["correct"].values / ds["count"].values
+    p = ds["correct"].values / ds["samples"].values
     for a, b in itertools.permutations(range(4), 2):
         d = p[a] - p[b]
         above, below = int((d > 0).sum()), int((d < 0).sum())  # ties dropped
@@ -85,7 +85,7 @@ def test_paired_test_methods_match_the_table():
     ds = _ds(rng, m=2, n=150, k=6)
     mat = pair_noise_dataset(ds, n_permutations=999, random_seed=3)
     for method, column in (
-        ("z", "p_value"),
+        ("t", "p_value"),
         ("sign", "p_sign_questions"),
         ("sign_one_sample", "p_sign_one_sample"),
         ("mcnemar_one_sample", "p_mcnemar_one_sample"),
@@ -143,3 +143,18 @@ def test_question_sign_counts_by_levels_equal_the_pairwise_loop(k):
         diff = scores[:, None, :] - scores[None, :, :]
         tol = 1e-12 * np.abs(scores).max()
         np.testing.assert_array_equal(question_sign_counts(scores), (diff > tol).sum(-1))
+
+
+def test_paired_t_result_is_scipy_style_and_equals_ttest_rel():
+    from scipy import stats
+
+    rng = np.random.default_rng(15)
+    ds = _ds(rng, m=2, n=120, k=4)
+    res = paired_test(ds, "m0", "m1")
+    p = ds["correct"].values / ds["samples"].values
+    ref = stats.ttest_rel(p[0], p[1])
+    assert res.statistic == pytest.approx(ref.statistic, rel=1e-10)
+    assert res.pvalue == pytest.approx(ref.pvalue, rel=1e-10)
+    assert res.df == ref.df == 119 and res.alternative == "two-sided"
+    with pytest.raises(ValueError, match="now 't'"):
+        paired_test(ds, "m0", "m1", method="z")

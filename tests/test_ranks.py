@@ -5,8 +5,8 @@ import warnings
 import numpy as np
 import pytest
 
-from bayesnoise.decide import bootstrap_means, rank_summary, rank_table
 from bayesnoise.data import from_arrays
+from bayesnoise.decide import bootstrap_means, rank_summary, rank_table
 
 
 def test_bootstrap_means_have_the_paired_covariance():

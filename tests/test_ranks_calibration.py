@@ -5,8 +5,8 @@ import warnings
 import numpy as np
 import pytest
 
-from bayesnoise.decide import hierarchical_draws, rank_summary, rank_table
 from bayesnoise.data import from_arrays
+from bayesnoise.decide import hierarchical_draws, rank_summary, rank_table
 
 BINS = ((0.0, 0.2), (0.2, 0.6), (0.6, 1.01))
 

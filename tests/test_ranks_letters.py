@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayesnoise.decide import compact_letters, letters_from_pairs, rank_table
 from bayesnoise.data import from_arrays
+from bayesnoise.decide import compact_letters, letters_from_pairs, rank_table
 from bayesnoise.frequentist import pair_noise
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bayesnoise.decide import max_abs_t_draws, simultaneous_intervals
 from bayesnoise.data import from_arrays
+from bayesnoise.decide import max_abs_t_draws, simultaneous_intervals
 from bayesnoise.frequentist import pair_noise
 
 

@@ -32,7 +32,7 @@ def test_p_value_is_scipy_ttest_rel_for_every_pair():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the identical pair is flagged
         mat = pair_noise_dataset(ds)
-    p = ds["correct"].values / ds["count"].values
+    p = ds["correct"].values / ds["samples"].values
     for a, b in itertools.permutations(range(4), 2):
         ours = float(mat["p_value"][a, b])
         if np.all(p[a] == p[b]):
@@ -47,15 +47,16 @@ def test_p_value_is_scipy_ttest_rel_for_every_pair():
 def test_se_columns_keep_the_ddof0_variance_and_paired_test_agrees():
     rng = np.random.default_rng(31)
     ds = _ds(rng, m=2, n=80, k=4)
-    p = ds["correct"].values / ds["count"].values
+    p = ds["correct"].values / ds["samples"].values
     d = p[0] - p[1]
     df = pair_noise(ds)
     # se_mean is sqrt(var_0(d) / N), the all-the-noises convention; only the reference changed
     assert df["se_mean"][0] == pytest.approx(np.std(d) / np.sqrt(80), rel=1e-12)
     assert df["z"][0] == pytest.approx(d.mean() / (np.std(d) / np.sqrt(80)), rel=1e-12)
-    res = paired_test(ds, "m0", "m1", method="z")
+    res = paired_test(ds, "m0", "m1", method="t")
     assert res.pvalue == df["p_value"][0]  # one implementation
-    assert res.statistic == df["z"][0]
+    assert res.statistic == pytest.approx(df["z"][0] * np.sqrt(79 / 80), rel=1e-12)  # t from z
+    assert res.statistic == pytest.approx(stats.ttest_rel(p[0], p[1]).statistic, rel=1e-10)
 
 
 def test_pvalue_limits():

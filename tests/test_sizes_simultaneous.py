@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bayesnoise.decide import max_abs_t_draws, simultaneous_intervals
 from bayesnoise.data import from_arrays
+from bayesnoise.decide import max_abs_t_draws, simultaneous_intervals
 from bayesnoise.frequentist import pair_noise
 
 
@@ -51,7 +51,7 @@ def test_one_pair_intervals_are_scipy_paired_t_intervals():
     rng = np.random.default_rng(42)
     u = rng.beta(2, 2, size=(1, 150)) * np.array([[1.0], [0.9]])
     ds = from_arrays(rng.binomial(6, u), np.full((2, 150), 6))
-    p = ds["correct"].values / ds["count"].values
+    p = ds["correct"].values / ds["samples"].values
     ref = stats.ttest_rel(p[0], p[1])
     ci = ref.confidence_interval(0.95)
     bonf = simultaneous_intervals(ds, method="bonferroni")  # family of one: exact
@@ -86,7 +86,7 @@ def _family_misses(rng, reps, n, k):
             out = simultaneous_intervals(ds, n_draws=4000, random_seed=r)
         low, high = out["simultaneous_low"].to_numpy(), out["simultaneous_high"].to_numpy()
         misses["studentized"] += bool(np.any((low > delta) | (high < delta)))
-        p = ds["correct"].values / ds["count"].values
+        p = ds["correct"].values / ds["samples"].values
         normal = max_abs_t_draws(np.cov(p, ddof=0) / n, n_draws=4000, rng=np.random.default_rng(r))
         c = np.quantile(normal, 0.95)
         error = np.abs(out["difference"].to_numpy() - delta)

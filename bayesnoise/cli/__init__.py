@@ -1,9 +1,10 @@
-"""The ``bayesnoise`` command line: parses options, calls library functions, prints tables.
+"""The ``bayesnoise`` command line: parses options, calls the Python verb, prints its table.
 
-Every number printed comes from a library function; this package only parses and prints. Each
-command module has a ``register(sub)`` that adds its sub-parsers and sets ``handler``: a function
-of the parsed arguments that returns a table (a DataFrame, printed here in the chosen format) or
-``None`` (it wrote its own output, e.g. a figure). Errors about the input
+Every command is a verb of :mod:`bayesnoise.verbs` (``bayesnoise noise`` is
+:func:`bayesnoise.noise`), called with the parsed options as keyword arguments of the same
+names; this package only parses, calls and formats (:func:`bayesnoise.tidy`, then CSV, JSON or
+a text table). Each command module has a ``register(sub)`` that adds its sub-parsers and sets
+``verb`` and what the command shows (a table, a figure or a file). Errors about the input
 (:class:`~bayesnoise.data.DataError`, a missing optional package) end with one line on standard
 error and exit status 2; anything else is a bug and shows its traceback. Warnings are printed
 once each, as ``warning: ...``; progress displays go to standard error, so standard output holds
@@ -25,6 +26,7 @@ from bayesnoise.data import DataError
 from bayesnoise.report import format_for_path, render
 
 from . import decide, figures, tables
+from ._call import call
 
 COMMAND_MODULES = [tables, decide, figures]
 
@@ -84,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             # Anything a computation prints (e.g. a sampler's progress) goes to standard error:
             # standard output carries only the table.
             with contextlib.redirect_stdout(sys.stderr), np.errstate(all="ignore"):
-                df = args.handler(args)
+                df = call(parser, args)
         except (DataError, OptionalDependencyError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 2

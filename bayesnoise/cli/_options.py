@@ -1,4 +1,8 @@
-"""Option types and option groups shared by the commands."""
+"""Option types and the option groups every command shares.
+
+Each option's destination is the keyword argument of the Python verb it is passed to
+(``--confidence-level`` -> ``confidence_level``, ``--no-progress`` -> ``progress=False``).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,19 @@ import argparse
 from pathlib import Path
 
 from bayesnoise.report import FORMATS
+
+#: (flag, role) of the column-mapping options; the verb keyword is ``<role>_col``.
+COLUMN_FLAGS = (
+    ("--model-col", "model"),
+    ("--question-col", "question"),
+    ("--score-col", "score"),
+    ("--sample-col", "sample"),
+    ("--count-col", "count"),
+    ("--benchmark-col", "benchmark"),
+    ("--cluster-col", "cluster"),
+)
+
+COLUMNS_HELP = "`bayesnoise columns` says what every column means."
 
 
 def level(text: str) -> float:
@@ -30,32 +47,78 @@ def positive(text: str) -> float:
     return value
 
 
-def add_output(p: argparse.ArgumentParser) -> None:
-    """``--format`` and ``--output`` for commands that print a table."""
-    p.add_argument(
-        "--format",
-        choices=FORMATS,
-        help="output format (default: from --output's extension .csv/.tsv/.json/.txt, else table)",
-    )
-    p.add_argument("--output", type=Path, help="write to this file instead of standard output")
+def count(text: str) -> int:
+    """argparse type: a whole number > 0."""
+    value = positive(text)
+    if value != int(value):
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text}")
+    return int(value)
 
 
-def add_table_command(p: argparse.ArgumentParser, *, level_help: str) -> None:
-    """The input options, ``--confidence-level`` and the output options of a table command."""
-    from .inputs import add_input
-
-    add_input(p)
-    p.add_argument("--confidence-level", type=level, metavar="LEVEL", help=level_help)
-    add_output(p)
+FILE_HELP = (
+    "results: tables (.csv, .tsv, .jsonl, .json, .parquet, optionally .gz), Inspect logs "
+    "(.eval, .json), lm-eval output folders, .nc; several files or a quoted glob"
+)
 
 
-def add_paired(p: argparse.ArgumentParser) -> None:
-    """``--intersect``: what to do when models cover different questions."""
-    p.add_argument(
+def input_parent(*, file: bool = True) -> argparse.ArgumentParser:
+    """The input options of every command that reads results (one parser, shared); ``file``:
+    include the positional FILE (a command with a positional before it adds its own)."""
+    p = argparse.ArgumentParser(add_help=False)
+    if file:
+        p.add_argument("file", nargs="+", help=FILE_HELP)
+    g = p.add_argument_group("input")
+    g.add_argument("--benchmark", help="benchmark (task) to use when the input holds several")
+    g.add_argument("--models", help="comma-separated models to keep (default: all)")
+    g.add_argument(
         "--intersect",
         action="store_true",
         help="when models cover different questions, use those all models answered",
     )
+    g.add_argument(
+        "--no-progress",
+        "--quiet",
+        dest="progress",
+        action="store_false",
+        help="no progress display (reading, fits, MCMC)",
+    )
+    cols = p.add_argument_group("table columns (when they are not named as bayesnoise expects)")
+    for flag, role in COLUMN_FLAGS:
+        cols.add_argument(flag, metavar="NAME", help=f"column holding the {role}")
+    logs = p.add_argument_group("eval logs")
+    logs.add_argument("--scorer", help="Inspect: scorer to use when samples have several")
+    logs.add_argument("--score-key", help="Inspect: key to use when a score is a dict of values")
+    logs.add_argument(
+        "--use-scored",
+        action="store_true",
+        help="Inspect: load only the scored samples of unfinished logs or errored samples "
+        "(what is left out is reported)",
+    )
+    logs.add_argument(
+        "--merge-duplicates",
+        action="store_true",
+        help="Inspect: merge the epochs of two logs of the same model and task",
+    )
+    logs.add_argument("--metric", help="lm-eval: per-sample metric (default: the first)")
+    logs.add_argument("--filter", help="lm-eval: filter pipeline when a task has several")
+    return p
+
+
+def output_parent() -> argparse.ArgumentParser:
+    """``--format`` and ``--output`` of the commands that print a table."""
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("output")
+    g.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="output format (default: from --output's extension .csv/.tsv/.json/.txt, else table)",
+    )
+    g.add_argument("--output", type=Path, help="write to this file instead of standard output")
+    return p
+
+
+def add_level(p: argparse.ArgumentParser, text: str) -> None:
+    p.add_argument("--confidence-level", type=level, metavar="LEVEL", help=text)
 
 
 def add_seed(p: argparse.ArgumentParser, what: str) -> None:
@@ -64,12 +127,9 @@ def add_seed(p: argparse.ArgumentParser, what: str) -> None:
 
 def add_max_difference(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--max-difference",
-        type=float,
-        metavar="D",
-        help="keep pairs with |difference| <= D",
+        "--max-difference", type=float, metavar="D", help="keep pairs with |difference| <= D"
     )
 
 
-def on_missing(args: argparse.Namespace) -> str:
-    return "intersect" if getattr(args, "intersect", False) else "raise"
+def add_pair(p: argparse.ArgumentParser, text: str) -> None:
+    p.add_argument("--pair", nargs=2, metavar=("A", "B"), help=text)

@@ -34,7 +34,7 @@ def _row_blocks(ds, block_bytes):
     require("dask", "dask", "chunked (Dask) datasets")
     import dask.array as da
 
-    arrays = [da.asarray(ds[v].transpose(MODEL, QUESTION).data) for v in ("correct", "count")]
+    arrays = [da.asarray(ds[v].transpose(MODEL, QUESTION).data) for v in ("correct", "samples")]
     n_q = arrays[0].shape[1]
     most = max(1, int(block_bytes) // (8 * max(n_q, 1)))
     rows = []
@@ -56,7 +56,7 @@ def fit_dataset(ds, *, block_bytes: int = BLOCK_BYTES, warn: bool = True, **kwar
     Parameters
     ----------
     ds : xarray.Dataset
-        Dims ``model``, ``question``; ``correct`` and ``count`` may be Dask arrays chunked
+        Dims ``model``, ``question``; ``correct`` and ``samples`` may be Dask arrays chunked
         over either dim.
     block_bytes : int, default 32 MiB
         Largest block of counts one task holds (as float64).

@@ -217,12 +217,12 @@ PASSK_POSTERIOR_COLUMNS = [
     "model",
     "questions",
     "k",
-    "pass_at_k",
-    "pass_at_k_low",
-    "pass_at_k_high",
+    "pass_at_k_bayes",
+    "pass_at_k_bayes_low",
+    "pass_at_k_bayes_high",
     "population_pass_at_k",
-    "population_low",
-    "population_high",
+    "population_pass_at_k_low",
+    "population_pass_at_k_high",
     "kappa_status",
 ]
 
@@ -248,9 +248,9 @@ def posterior_passk_table(
     Returns
     -------
     pandas.DataFrame
-        ``model, questions, k, pass_at_k, pass_at_k_low, pass_at_k_high,
-        population_pass_at_k, population_low, population_high, kappa_status``: posterior means
-        and equal-tailed intervals; ``pass_at_k`` is about *these* questions (with k = 1 it is
+        ``model, questions, k, pass_at_k_bayes, pass_at_k_bayes_low, pass_at_k_bayes_high,
+        population_pass_at_k, population_pass_at_k_low, population_pass_at_k_high,
+        kappa_status``: posterior means and equal-tailed intervals; ``pass_at_k_bayes`` is about *these* questions (with k = 1 it is
         the posterior table's ``ubar``), ``population_pass_at_k`` about the population (with
         k = 1 the posterior mean of ``mu``). ``df.attrs``: ``mc_se`` (largest Monte Carlo SE
         of a population interval end), ``draws``, ``confidence_level``.
@@ -262,7 +262,7 @@ def posterior_passk_table(
     >>> rng = np.random.default_rng(0)
     >>> c = rng.binomial(5, rng.beta(1, 2, (2, 80)))
     >>> df = posterior_passk_table(from_arrays(c, np.full(c.shape, 5), models=["a", "b"]), 3)
-    >>> bool((df.pass_at_k_low < df.pass_at_k).all() and (df.pass_at_k < df.pass_at_k_high).all())
+    >>> bool((df.pass_at_k_bayes_low < df.pass_at_k_bayes).all() and (df.pass_at_k_bayes < df.pass_at_k_bayes_high).all())
     True
     """
     c, n = beta_binomial_counts(ds)
@@ -276,12 +276,12 @@ def posterior_passk_table(
             "model": names.astype(str),
             "questions": (n > 0).sum(axis=1),
             "k": post.k,
-            "pass_at_k": post.here_mean,
-            "pass_at_k_low": post.here_low,
-            "pass_at_k_high": post.here_high,
+            "pass_at_k_bayes": post.here_mean,
+            "pass_at_k_bayes_low": post.here_low,
+            "pass_at_k_bayes_high": post.here_high,
             "population_pass_at_k": post.population_mean,
-            "population_low": post.population_low,
-            "population_high": post.population_high,
+            "population_pass_at_k_low": post.population_low,
+            "population_pass_at_k_high": post.population_high,
             "kappa_status": fit.kappa_status,
         }
     )

@@ -9,7 +9,7 @@ import pandas as pd
 
 from bayesnoise._common import check_confidence_level, pair_table, tail_probabilities
 from bayesnoise._progress import Progress
-from bayesnoise.data import beta_binomial_counts, complete, is_chunked
+from bayesnoise.data import DataError, attr, beta_binomial_counts, complete, is_chunked
 
 from .dirichlet import population_accuracy
 from .empirical_bayes import fit_empirical_bayes
@@ -36,19 +36,19 @@ POSTERIOR_COLUMNS = [
     "ubar_high",
     "kappa",
     "kappa_status",
-    "se_data",
-    "se_prediction",
+    "se_data_bayes",
+    "se_prediction_bayes",
 ]
 POSTERIOR_PAIR_COLUMNS = [
     "model_a",
     "model_b",
-    "difference",
-    "difference_low",
-    "difference_high",
+    "dbar",
+    "dbar_low",
+    "dbar_high",
     "p_a_better",
-    "population_difference",
-    "population_low",
-    "population_high",
+    "mu_difference",
+    "mu_difference_low",
+    "mu_difference_high",
     "p_a_better_population",
 ]
 
@@ -63,7 +63,7 @@ def posterior_table(
     Parameters
     ----------
     ds : xarray.Dataset
-        A dataset (dims ``model``, ``question``; ``correct``, ``count``) of whole numbers
+        A dataset (dims ``model``, ``question``; ``correct``, ``samples``) of whole numbers
         correct out of K samples (fractional scores are refused with
         :class:`bayesnoise.data.DataError`).
     confidence_level : float, default 0.95
@@ -79,7 +79,7 @@ def posterior_table(
     -------
     pandas.DataFrame
         Columns ``model, questions, accuracy, mu, mu_low, mu_high, ubar, ubar_low, ubar_high,
-        kappa, kappa_status, se_data, se_prediction``:
+        kappa, kappa_status, se_data_bayes, se_prediction_bayes``:
 
         - ``questions``: questions the model answered; ``accuracy``: mean of c/K over them;
         - ``mu`` and interval: population accuracy (posterior median and equal-tailed
@@ -93,8 +93,8 @@ def posterior_table(
         - ``kappa_status``: ``estimated``, ``at lower bound`` / ``at upper bound`` (the
           likelihood keeps rising towards that edge; intervals still integrate over kappa),
           ``not identified (K = 1): prior`` (or ``(1 question)``), ``assumed``;
-        - ``se_data = sqrt(mu(1-mu)/(kappa+1)/N)``,
-          ``se_prediction = sqrt(mu(1-mu) kappa/(kappa+1)/N)`` at the posterior medians of
+        - ``se_data_bayes = sqrt(mu(1-mu)/(kappa+1)/N)``,
+          ``se_prediction_bayes = sqrt(mu(1-mu) kappa/(kappa+1)/N)`` at the posterior medians of
           the Beta-Binomial (mu, kappa); NaN where kappa is not identified (they would only
           restate its prior).
 
@@ -147,8 +147,8 @@ def posterior_table(
             "ubar_high": post["high"],
             "kappa": fit.kappa,
             "kappa_status": fit.kappa_status,
-            "se_data": np.where(unknown, np.nan, np.sqrt(data_var / n)),
-            "se_prediction": np.where(unknown, np.nan, np.sqrt(prediction_var / n)),
+            "se_data_bayes": np.where(unknown, np.nan, np.sqrt(data_var / n)),
+            "se_prediction_bayes": np.where(unknown, np.nan, np.sqrt(prediction_var / n)),
         }
     )
     shift = _mu_shift(names, p, mask, acc, fit.mu)
@@ -210,9 +210,9 @@ def _mu_shift(names, p, mask, acc, mu):
         listed = ", ".join(f"{names[i]} ({shift[i]:+.1f} SE)" for i in off[:5])
         more = ", ..." if off.size > 5 else ""
         warnings.warn(
-            f"Beta-Binomial mu differs from the observed accuracy by more than "
+            f"The mean of the fitted Beta population differs from the observed accuracy by more than "
             f"{_MU_SHIFT_WARN:g} standard error for {off.size} model(s): {listed}{more}. The "
-            "question difficulties are not Beta-shaped: kappa, se_data, se_prediction and "
+            "question difficulties are not Beta-shaped: kappa, se_data_bayes, se_prediction_bayes and "
             "the ubar intervals rest on that shape. The mu column and its interval do not "
             "(a Dirichlet posterior of the mean per-question score), nor does the "
             "frequentist interval (bayesnoise compare).",
@@ -251,16 +251,16 @@ def posterior_pairs_table(
     -------
     pandas.DataFrame
         One row per unordered pair (a before b in the dataset's model order), columns
-        ``model_a, model_b, difference, difference_low, difference_high, p_a_better,
-        population_difference, population_low, population_high, p_a_better_population``:
+        ``model_a, model_b, dbar, dbar_low, dbar_high, p_a_better, mu_difference,
+        mu_difference_low, mu_difference_high, p_a_better_population``:
 
-        - ``difference`` = posterior mean of ``dbar = mean_i (u_Ai - u_Bi)`` on *these*
+        - ``dbar`` = posterior mean of ``dbar = mean_i (u_Ai - u_Bi)`` on *these*
           questions, its credible interval and ``p_a_better = P(dbar > 0)`` (Monte Carlo from
           the per-model posteriors, which are independent given the data: their exact first
           four cumulants give the Cornish-Fisher interval and the Edgeworth probability of
           every pair at once, Monte Carlo with shared per-model draws where the difference is
           too skewed for that, see :func:`bayesnoise.conjugate.all_pairs_difference`);
-        - ``population_difference`` = posterior mean of the population paired difference
+        - ``mu_difference`` = posterior mean of the population paired difference
           E_x[u_A - u_B], its interval and ``p_a_better_population`` = P(population difference
           > 0) (Dirichlet-process posterior over the per-question differences with two prior
           atoms at -1 and +1, so it includes the paired data noise and does not collapse when
@@ -275,7 +275,7 @@ def posterior_pairs_table(
     >>> c = rng.binomial(5, np.clip([u, u * 0.9, u * 0.8], 0, 1))
     >>> ds = from_arrays(c, np.full(c.shape, 5), models=["a", "b", "c"])
     >>> df = posterior_pairs_table(ds)
-    >>> len(df), bool((df["difference_low"] < df["difference_high"]).all())
+    >>> len(df), bool((df["dbar_low"] < df["dbar_high"]).all())
     (3, True)
     """
     level = check_confidence_level(confidence_level)
@@ -283,7 +283,8 @@ def posterior_pairs_table(
     bar = Progress("bayesnoise posterior pairs", enabled=progress)
     c, k = beta_binomial_counts(ds)
     if c.shape[0] < 2:
-        raise ValueError("need at least two models for pairs")
+        source, name = attr(ds, "source"), ds["model"].values[0]
+        raise DataError(f"{source}: pairs need at least two models; it has one: {name}")
     names = ds["model"].values
     bar.step("fitting (mu, kappa)")
     fit = fit_empirical_bayes(c, k, kappa=kappa, names=names)
@@ -300,13 +301,13 @@ def posterior_pairs_table(
         c / k, confidence_level=level, draws=4000, random_seed=np.random.default_rng(seed_pop)
     )
     matrices = {
-        "difference": pairs["mean"],
-        "difference_low": pairs["low"],
-        "difference_high": pairs["high"],
+        "dbar": pairs["mean"],
+        "dbar_low": pairs["low"],
+        "dbar_high": pairs["high"],
         "p_a_better": pairs["p_a_better"],
-        "population_difference": pop["mean"],
-        "population_low": pop["low"],
-        "population_high": pop["high"],
+        "mu_difference": pop["mean"],
+        "mu_difference_low": pop["low"],
+        "mu_difference_high": pop["high"],
         "p_a_better_population": pop["p_a_better"],
     }
     df = pair_table(names, matrices)

@@ -12,6 +12,7 @@ from .schema import (
     check_counts,
     check_dataset,
     from_arrays,
+    renamed_legacy,
 )
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "complete",
     "from_arrays",
     "is_chunked",
+    "renamed_legacy",
     "scores",
     "select_models",
 ]

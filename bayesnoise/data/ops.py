@@ -25,7 +25,7 @@ def scores(ds: xr.Dataset) -> xr.DataArray:
     >>> scores(from_arrays(np.array([[1, 2]]), np.array([[2, 4]]))).values.tolist()
     [[0.5, 0.5]]
     """
-    count = ds["count"]
+    count = ds["samples"]
     return (ds["correct"] / count.where(count > 0)).rename("score")
 
 
@@ -81,7 +81,7 @@ def complete(ds: xr.Dataset, on_missing: str = "raise") -> xr.Dataset:
     """
     if on_missing not in ("raise", "intersect"):
         raise ValueError(f"on_missing must be 'raise' or 'intersect', not {on_missing!r}")
-    answered = (ds["count"] > 0).values
+    answered = (ds["samples"] > 0).values
     full = answered.all(axis=0)
     if full.all():
         return ds

@@ -3,8 +3,11 @@
 Every reader ends in :func:`from_arrays`, so every dataset has dims ``(model, question)`` and:
 
 ``correct``  (float64)  sum of the sample scores in the cell (the number correct for 0/1 scores)
-``count``    (int64)    number of samples K in the cell; 0 means the model has no result there
+``samples``  (int64)    number of samples K in the cell; 0 means the model has no result there
 ``sum_sq``   (float64)  sum of the squared sample scores (equal to ``correct`` for 0/1 scores)
+
+(``samples`` was called ``count`` in bayesnoise 0.1, a name hidden by ``ds.count``, xarray's
+``Dataset.count`` method; :func:`bayesnoise.load` renames it in NetCDF files written then.)
 
 and attributes (defaults in :data:`ATTR_DEFAULTS`, set here only) ``benchmark``, ``source``,
 ``binary`` (all scores are 0/1) and ``counts_known`` (False when the input gave only a
@@ -32,10 +35,13 @@ __all__ = [
     "check_counts",
     "check_dataset",
     "from_arrays",
+    "renamed_legacy",
 ]
 
 MODEL, QUESTION, SAMPLE = "model", "question", "sample"
 
+#: Name of the ``samples`` variable in bayesnoise 0.1 (read, never written).
+LEGACY_SAMPLES = "count"
 #: Dataset attributes and their defaults (a dataset built elsewhere is read with these).
 ATTR_DEFAULTS = {"benchmark": "benchmark", "source": "data", "binary": True, "counts_known": True}
 
@@ -139,7 +145,7 @@ def beta_binomial_counts(
         )
     c, k = check_counts(
         ds["correct"].transpose(MODEL, QUESTION).values,
-        ds["count"].transpose(MODEL, QUESTION).values,
+        ds["samples"].transpose(MODEL, QUESTION).values,
         source=source,
     )
     if not attr(ds, "binary") or np.any(c != np.round(c)):
@@ -169,7 +175,7 @@ def from_arrays(
     correct : array_like, shape (M, N) or (N,)
         Sum of scores per cell (number correct for 0/1 scores).
     count : array_like, same shape
-        Number of samples per cell; 0 marks a cell with no result.
+        Number of samples per cell (the ``samples`` variable); 0 marks a cell with no result.
     models, questions : iterable of str, optional
         Coordinate labels; default ``m0, m1, ...`` and ``q0, q1, ...``.
     sum_sq : array_like, optional
@@ -182,6 +188,7 @@ def from_arrays(
     Returns
     -------
     xarray.Dataset
+        Variables ``correct``, ``samples``, ``sum_sq`` over ``(model, question)``.
 
     Examples
     --------
@@ -201,7 +208,7 @@ def from_arrays(
     n_models, n_questions = correct.shape
     dims = (MODEL, QUESTION)
     ds = xr.Dataset(
-        {"correct": (dims, correct), "count": (dims, count), "sum_sq": (dims, sum_sq)},
+        {"correct": (dims, correct), "samples": (dims, count), "sum_sq": (dims, sum_sq)},
         coords={
             MODEL: name_list(models, n_models, "m"),
             QUESTION: name_list(questions, n_questions, "q"),
@@ -214,17 +221,39 @@ def from_arrays(
         },
     )
     ds["correct"].attrs["description"] = "sum of sample scores (number correct for 0/1 scores)"
-    ds["count"].attrs["description"] = "number of samples K; 0 = no result for this cell"
+    ds["samples"].attrs["description"] = "number of samples K; 0 = no result for this cell"
     ds["sum_sq"].attrs["description"] = "sum of squared sample scores"
     return ds
 
 
 def check_dataset(ds: xr.Dataset) -> xr.Dataset:
     """Check that ``ds`` follows the contract (variables and dims); return it unchanged."""
-    missing = {"correct", "count", "sum_sq"} - set(ds.data_vars)
+    missing = {"correct", "samples", "sum_sq"} - set(ds.data_vars)
+    if "samples" in missing and LEGACY_SAMPLES in ds.data_vars:
+        raise DataError(
+            f"{attr(ds, 'source')}: the variable {LEGACY_SAMPLES!r} is now called 'samples' "
+            "(xarray's Dataset.count method hides the old name); rename it with "
+            f"ds.rename({{{LEGACY_SAMPLES!r}: 'samples'}}), or pass the dataset to "
+            "bayesnoise.load, which renames it"
+        )
     if missing or set(ds["correct"].dims) != {MODEL, QUESTION}:
         raise DataError(
-            "Dataset needs variables correct, count, sum_sq over (model, question); "
+            "Dataset needs variables correct, samples, sum_sq over (model, question); "
             f"missing {sorted(missing)}"
         )
+    return ds
+
+
+def renamed_legacy(ds: xr.Dataset) -> xr.Dataset:
+    """``ds`` with the variable ``count`` of bayesnoise 0.1 datasets renamed ``samples``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> old = from_arrays(np.array([[1, 2]]), np.array([[2, 2]])).rename(samples="count")
+    >>> sorted(renamed_legacy(old).data_vars)
+    ['correct', 'samples', 'sum_sq']
+    """
+    if LEGACY_SAMPLES in ds.data_vars and "samples" not in ds.data_vars:
+        return ds.rename({LEGACY_SAMPLES: "samples"})
     return ds

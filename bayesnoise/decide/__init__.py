@@ -7,8 +7,9 @@
 - :mod:`.letters`: compact letter display of the models the pairwise tests cannot separate.
 """
 
-from .letters import compact_letters, letters_from_pairs
 from bayesnoise.frequentist.multiplicity import ADJUST_METHODS, adjust_pvalues
+
+from .letters import compact_letters, letters_from_pairs
 from .ranks import (
     RANK_COLUMNS,
     RANK_METHODS,
@@ -19,14 +20,17 @@ from .ranks import (
 )
 from .side_by_side import compare_models, compare_pairs
 from .simultaneous import SIMULTANEOUS_METHODS, max_abs_t_draws, simultaneous_intervals
+from .verdicts import CLOSE_FACTOR, close_pairs, verdict
 
 __all__ = [
     "ADJUST_METHODS",
+    "CLOSE_FACTOR",
     "RANK_COLUMNS",
     "RANK_METHODS",
     "SIMULTANEOUS_METHODS",
     "adjust_pvalues",
     "bootstrap_means",
+    "close_pairs",
     "compact_letters",
     "compare_models",
     "compare_pairs",
@@ -36,4 +40,5 @@ __all__ = [
     "rank_summary",
     "rank_table",
     "simultaneous_intervals",
+    "verdict",
 ]

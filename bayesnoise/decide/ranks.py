@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from bayesnoise._common import check_confidence_level, tail_probabilities, triu_pairs
-from bayesnoise.data import MODEL, complete
+from bayesnoise.data import MODEL, DataError, attr, complete
 from bayesnoise.frequentist import bootstrap_means, pair_noise
 
 from .letters import letters_from_pairs
@@ -140,7 +140,8 @@ def hierarchical_draws(
     tau^2 V^-1 (x - m0_hat 1) and covariance tau^2 I - tau^4 V^-1 + a a' / (1' V^-1 1),
     a = Sigma V^-1 1 (the last term is m0's uncertainty). All of it in the eigenbasis of
     Sigma, whose eigenvalues are floored at 1e-6 of their mean so that two identical models
-    cannot pin tau at 0.
+    cannot pin tau at 0. When Sigma is zero (up to rounding) the estimates are exact: every
+    draw of theta is ``x`` and tau is the standard deviation of ``x``.
 
     Parameters
     ----------
@@ -178,6 +179,11 @@ def hierarchical_draws(
     sigma = np.asarray(cov, dtype=float)
     rng = np.random.default_rng() if rng is None else rng
     lam, q = np.linalg.eigh((sigma + sigma.T) / 2)
+    if lam.max() <= 1e-24 * max(float(np.max(x**2)), 1.0):
+        # Sigma = 0 (e.g. every model has the same score on every question): the estimates
+        # are exact, theta = x, and tau is their spread (the grid below would overflow)
+        tau = float(x.std(ddof=1)) if x.size > 1 else 0.0
+        return np.repeat(x[:, None], draws, axis=1), np.full(draws, tau)
     lam = np.maximum(lam, 1e-6 * max(lam.mean(), np.finfo(float).tiny))
     one, y = q.T @ np.ones(x.size), q.T @ x
     taus = np.geomspace(1e-4 * np.sqrt(lam.mean()), tau_max, grid)
@@ -259,9 +265,22 @@ def rank_table(
     """
     if method not in RANK_METHODS:
         raise ValueError(f"method must be one of {RANK_METHODS}, got {method!r}")
+    source = attr(ds, "source")
+    names = ds[MODEL].values.astype(str)
+    if names.size == 1:
+        raise DataError(f"{source}: ranks need at least two models; it has one: {names[0]}")
     ds = complete(ds, on_missing=on_missing)
-    correct, count = ds["correct"].values, ds["count"].values
+    correct, count = ds["correct"].values, ds["samples"].values
     accuracy = np.mean(correct / count, axis=1)
+    if method != "bayes" and np.all(correct / count == accuracy[:, None]):
+        warnings.warn(
+            f"ranks: every model in {source} has the same score on every question (e.g. all "
+            "scores 1): the scores do not vary across questions, so their standard errors are "
+            "0 and the ranks follow the accuracies exactly"
+            + ("; all models are tied" if np.all(accuracy == accuracy[0]) else ""),
+            UserWarning,
+            stacklevel=2,
+        )
     extra = {}
     if method == "hierarchical":
         p = correct / count

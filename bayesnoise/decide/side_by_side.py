@@ -18,12 +18,12 @@ def compare_models(
 
     Two questions, kept apart by name:
 
-    * *these questions* (``here_*``): the expected accuracy on the N questions asked.
+    * *these questions* (``accuracy_here_*``, ``ubar_*``): the expected accuracy on the N questions asked.
       Frequentist: a Wilson interval whose effective size comes from the unbiased prediction
       variance sum_i what_i / K_i / N^2 (exact with ragged K; see
       :func:`bayesnoise.frequentist.here_accuracy_interval`); Bayesian: the posterior of
       ubar = mean_i u_i.
-    * *the population of questions* (``population_*``): the accuracy on new questions like these.
+    * *the population of questions* (``accuracy_*``, ``mu_*``): the accuracy on new questions like these.
       Frequentist: a score interval from var_i(p_i) (data + prediction noise;
       :func:`bayesnoise.frequentist.accuracy_interval`);
       Bayesian: the posterior of mu.
@@ -41,9 +41,11 @@ def compare_models(
     Returns
     -------
     pandas.DataFrame
-        ``model, questions, samples_per_question, accuracy, here_freq_low, here_freq_high,
-        here_bayes_low, here_bayes_high, population_freq_low, population_freq_high,
-        population_bayes_low, population_bayes_high, kappa, kappa_status``. With K = 1 the
+        ``model, questions, samples_per_question, accuracy, accuracy_here_low,
+        accuracy_here_high, ubar_low, ubar_high, accuracy_low, accuracy_high, mu_low, mu_high,
+        kappa, kappa_status``: the same names, and the same numbers, as
+        :func:`bayesnoise.frequentist.model_noise` and
+        :func:`bayesnoise.conjugate.posterior_table` print. With K = 1 the
         frequentist *these questions* interval is empty (the prediction noise is not
         identifiable) while the Bayesian one integrates over the kappa prior
         (``kappa_status`` says so).
@@ -57,7 +59,7 @@ def compare_models(
     >>> u = rng.beta(0.8, 0.8, size=(2, 300))
     >>> ds = from_arrays(rng.binomial(8, u), np.full((2, 300), 8), models=["a", "b"])
     >>> out = compare_models(ds)
-    >>> bool((out.here_bayes_high - out.here_bayes_low < out.population_bayes_high - out.population_bayes_low).all())
+    >>> bool((out.ubar_high - out.ubar_low < out.mu_high - out.mu_low).all())
     True
     """
     from bayesnoise import conjugate, frequentist
@@ -73,14 +75,14 @@ def compare_models(
             "questions": freq["questions"],
             "samples_per_question": freq["samples_per_question"],
             "accuracy": freq["accuracy"],
-            "here_freq_low": freq["here_low"],
-            "here_freq_high": freq["here_high"],
-            "here_bayes_low": bayes["ubar_low"],
-            "here_bayes_high": bayes["ubar_high"],
-            "population_freq_low": freq["accuracy_low"],
-            "population_freq_high": freq["accuracy_high"],
-            "population_bayes_low": bayes["mu_low"],
-            "population_bayes_high": bayes["mu_high"],
+            "accuracy_here_low": freq["accuracy_here_low"],
+            "accuracy_here_high": freq["accuracy_here_high"],
+            "ubar_low": bayes["ubar_low"],
+            "ubar_high": bayes["ubar_high"],
+            "accuracy_low": freq["accuracy_low"],
+            "accuracy_high": freq["accuracy_high"],
+            "mu_low": bayes["mu_low"],
+            "mu_high": bayes["mu_high"],
             "kappa": bayes["kappa"],
             "kappa_status": bayes["kappa_status"],
         }
@@ -120,10 +122,11 @@ def compare_pairs(
     Returns
     -------
     pandas.DataFrame
-        ``model_a, model_b, difference, here_freq_low, here_freq_high, here_bayes_low,
-        here_bayes_high, p_a_better, population_freq_low, population_freq_high,
-        population_bayes_low, population_bayes_high, p_a_better_population, z, p_value,
-        p_sign_questions``: ``p_a_better`` is P(a > b) on these questions, beside their interval;
+        ``model_a, model_b, difference, difference_here_low, difference_here_high, dbar_low,
+        dbar_high, p_a_better, difference_low, difference_high, mu_difference_low,
+        mu_difference_high, p_a_better_population, z, p_value, p_sign_questions`` (the
+        names, and numbers, of :func:`bayesnoise.frequentist.pair_noise` and
+        :func:`bayesnoise.conjugate.posterior_pairs_table`): ``p_a_better`` is P(a > b) on these questions, beside their interval;
         ``p_a_better_population`` is P(a > b) on the population, beside that interval.
 
     Examples
@@ -156,15 +159,15 @@ def compare_pairs(
             "model_a": pairs["model_a"],
             "model_b": pairs["model_b"],
             "difference": pairs["difference"],
-            "here_freq_low": freq["here_low"],
-            "here_freq_high": freq["here_high"],
-            "here_bayes_low": bayes["difference_low"].to_numpy(),
-            "here_bayes_high": bayes["difference_high"].to_numpy(),
+            "difference_here_low": freq["difference_here_low"],
+            "difference_here_high": freq["difference_here_high"],
+            "dbar_low": bayes["dbar_low"].to_numpy(),
+            "dbar_high": bayes["dbar_high"].to_numpy(),
             "p_a_better": bayes["p_a_better"].to_numpy(),
-            "population_freq_low": freq["difference_low"],
-            "population_freq_high": freq["difference_high"],
-            "population_bayes_low": bayes["population_low"].to_numpy(),
-            "population_bayes_high": bayes["population_high"].to_numpy(),
+            "difference_low": freq["difference_low"],
+            "difference_high": freq["difference_high"],
+            "mu_difference_low": bayes["mu_difference_low"].to_numpy(),
+            "mu_difference_high": bayes["mu_difference_high"].to_numpy(),
             "p_a_better_population": bayes["p_a_better_population"].to_numpy(),
             "z": pairs["z"],
             "p_value": pairs["p_value"],

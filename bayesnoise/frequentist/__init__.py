@@ -26,8 +26,8 @@ from bayesnoise.frequentist.intervals import (
     difference_interval,
     here_accuracy_interval,
     here_difference_interval,
-    proportion_interval,
 )
+from bayesnoise.frequentist.multiplicity import ADJUST_METHODS, adjust_pvalues
 from bayesnoise.frequentist.noise import (
     MODEL_COLUMNS,
     ONE_SAMPLE_COLUMNS,
@@ -54,8 +54,16 @@ from bayesnoise.frequentist.power import (
     required_samples,
     unpaired_components,
 )
+from bayesnoise.frequentist.quality import (
+    model_quality,
+    question_quality,
+    question_summary,
+    question_table,
+    win_rate,
+)
 
 __all__ = [
+    "ADJUST_METHODS",
     "ARENA_COLUMNS",
     "CLUSTER_COLUMNS",
     "CLUSTER_NEEDED_COLUMNS",
@@ -70,6 +78,7 @@ __all__ = [
     "POWER_COLUMNS",
     "PairedTestResult",
     "accuracy_interval",
+    "adjust_pvalues",
     "arena_summary",
     "bootstrap_means",
     "cluster_codes",
@@ -86,6 +95,7 @@ __all__ = [
     "minimum_detectable_difference",
     "model_intervals",
     "model_noise",
+    "model_quality",
     "pair_intervals",
     "pair_noise",
     "pair_noise_dataset",
@@ -96,9 +106,12 @@ __all__ = [
     "passk_pairs",
     "passk_table",
     "power_table",
-    "proportion_interval",
+    "question_quality",
+    "question_summary",
+    "question_table",
     "required_clusters",
     "required_questions",
     "required_samples",
     "unpaired_components",
+    "win_rate",
 ]

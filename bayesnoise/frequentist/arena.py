@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnoise.data import complete
+from bayesnoise.data import MODEL, attr, complete
 from bayesnoise.frequentist import _core
 
 ARENA_COLUMNS = [
@@ -48,7 +50,8 @@ def arena_summary(
     -------
     pandas.DataFrame
         One row: ``benchmark, models, questions, p5_min, p5_max, p5_min_count, p5_max_count``.
-        Empty (NaN) entries mean no pair fell on that side of ``significance``.
+        Empty (NaN) entries mean no pair fell on that side of ``significance`` (with one
+        model there are no pairs: both are empty, with a warning).
 
     Examples
     --------
@@ -62,7 +65,14 @@ def arena_summary(
     ['benchmark', 'models', 'questions']
     """
     ds = complete(ds, on_missing=on_missing)
-    p = _core.cell_means(ds["correct"].values, ds["count"].values)
+    if ds.sizes[MODEL] < 2:
+        warnings.warn(
+            f"arena: {attr(ds, 'source')} has one model ({ds[MODEL].values[0]}), so there are "
+            "no pairs to compare: p5_min and p5_max are empty",
+            UserWarning,
+            stacklevel=2,
+        )
+    p = _core.cell_means(ds["correct"].values, ds["samples"].values)
     solved = (p > threshold).astype(float)
     wins = _core.expected_wins(solved)
     pvalue = _core.sign_test_pvalue(wins, wins.T)

@@ -265,7 +265,7 @@ def cluster_noise(
     (True, 40)
     """
     codes, _ = cluster_codes(ds, cluster)
-    count = ds["count"].transpose(MODEL, QUESTION).values
+    count = ds["samples"].transpose(MODEL, QUESTION).values
     p = _core.cell_means(ds["correct"].transpose(MODEL, QUESTION).values, count)
     mask = count > 0
     mom = clustered_moments(p, codes, mask=mask)
@@ -365,7 +365,7 @@ def cluster_pair_noise(ds: xr.Dataset, cluster="cluster", *, on_missing: str = "
     ds = keep
     p = _core.cell_means(
         ds["correct"].transpose(MODEL, QUESTION).values,
-        ds["count"].transpose(MODEL, QUESTION).values,
+        ds["samples"].transpose(MODEL, QUESTION).values,
     )
     mom = clustered_moments(p, codes)
     n_clusters = int(mom["clusters"][0])

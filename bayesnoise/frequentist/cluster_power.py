@@ -246,7 +246,8 @@ def cluster_power_table(
         relative to independent questions at the planned K: (data (1 + (m - 1) icc) +
         prediction / K) / (data + prediction / K)), ``clustered_min_difference`` and, with
         ``difference``, the ``*_needed`` columns. With one sample per question (split not
-        identifiable) the total stands for ``data`` at K = 1 and other K give NaN.
+        identifiable) the observed variance stands for ``data`` at K = 1 and, without ``k``,
+        at the file's own K; other K give NaN.
 
     Examples
     --------
@@ -275,13 +276,15 @@ def cluster_power_table(
     kept = np.isin(ds[QUESTION].values, complete(ds, on_missing=on_missing)[QUESTION].values)
     sizes = np.bincount(codes[kept]).astype(float)
     m = float((sizes**2).sum() / sizes.sum())  # size-weighted mean cluster size
-    k_plan = base["samples_per_question"].to_numpy(float)
+    k_plan = base["planned_samples_per_question"].to_numpy(float)
     var_obs = cp["se_iid"].to_numpy() ** 2 * n_file  # var_i(d_i) of the K-averaged differences
     # between-cluster covariance of two questions' differences; prediction noise adds none
     between = np.maximum(np.nan_to_num(cp["icc"].to_numpy() * var_obs), 0.0)
     data, pred = base["data"].to_numpy(float), base["prediction"].to_numpy(float)
     unknown = np.isnan(data) | np.isnan(pred)  # K = 1 in the file: only the total is known
-    data = np.where(unknown, np.where(k_plan == 1, var_obs, np.nan), np.maximum(data, 0.0))
+    # ... which is var_obs at K = 1 and, without k, at the file's own (possibly ragged) K
+    at_obs = (k_plan == 1) | (k is None)
+    data = np.where(unknown, np.where(at_obs, var_obs, np.nan), np.maximum(data, 0.0))
     data = np.maximum(data, between)  # a covariance cannot exceed the variance
     pred = np.where(unknown, 0.0, pred)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -298,7 +301,12 @@ def cluster_power_table(
             "icc": icc,
             "design_effect": deff,
             "clustered_min_difference": cluster_minimum_detectable_difference(
-                base["questions"].to_numpy(float) / m, m, data=data, prediction=pred, icc=icc, **kw
+                base["planned_questions"].to_numpy(float) / m,
+                m,
+                data=data,
+                prediction=pred,
+                icc=icc,
+                **kw,
             ),
         }
     )

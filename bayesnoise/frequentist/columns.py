@@ -35,7 +35,7 @@ def model_intervals(comps: dict, *, confidence_level: float, method: str = "wils
     -------
     dict of numpy.ndarray
         ``accuracy_low``, ``accuracy_high`` (population: :func:`accuracy_interval`) and
-        ``here_low``, ``here_high`` (these questions: :func:`here_accuracy_interval`).
+        ``accuracy_here_low``, ``accuracy_here_high`` (these questions: :func:`here_accuracy_interval`).
 
     Examples
     --------
@@ -43,7 +43,7 @@ def model_intervals(comps: dict, *, confidence_level: float, method: str = "wils
     >>> from bayesnoise.frequentist import _core
     >>> comps = _core.model_components(np.array([[0.0, 0.5, 1.0, 1.0]]), None, np.full((1, 4), 2))
     >>> out = model_intervals(comps, confidence_level=0.95)
-    >>> bool(out["accuracy_low"][0] < out["here_low"][0] < 0.625 < out["here_high"][0])
+    >>> bool(out["accuracy_low"][0] < out["accuracy_here_low"][0] < 0.625 < out["accuracy_here_high"][0])
     True
     """
     acc, n = comps["accuracy"], comps["questions"]
@@ -57,8 +57,8 @@ def model_intervals(comps: dict, *, confidence_level: float, method: str = "wils
     return {
         "accuracy_low": low,
         "accuracy_high": high,
-        "here_low": here_low,
-        "here_high": here_high,
+        "accuracy_here_low": here_low,
+        "accuracy_here_high": here_high,
     }
 
 
@@ -80,7 +80,7 @@ def pair_intervals(mat: xr.Dataset, ia, ib, *, confidence_level: float, method: 
     Returns
     -------
     dict of numpy.ndarray
-        ``difference_low``, ``difference_high`` (population) and ``here_low``, ``here_high``.
+        ``difference_low``, ``difference_high`` (population) and ``difference_here_low``, ``difference_here_high``.
 
     Examples
     --------
@@ -90,7 +90,7 @@ def pair_intervals(mat: xr.Dataset, ia, ib, *, confidence_level: float, method: 
     >>> ds = from_arrays(rng.binomial(4, 0.5, (2, 60)), np.full((2, 60), 4), models=["a", "b"])
     >>> from bayesnoise.frequentist import pair_noise_dataset
     >>> out = pair_intervals(pair_noise_dataset(ds), [0], [1], confidence_level=0.95)
-    >>> bool(out["difference_low"][0] < out["here_low"][0] < out["here_high"][0])
+    >>> bool(out["difference_low"][0] < out["difference_here_low"][0] < out["difference_here_high"][0])
     True
     """
     n = mat.attrs["questions"]
@@ -116,8 +116,8 @@ def pair_intervals(mat: xr.Dataset, ia, ib, *, confidence_level: float, method: 
     return {
         "difference_low": low,
         "difference_high": high,
-        "here_low": here_low,
-        "here_high": here_high,
+        "difference_here_low": here_low,
+        "difference_here_high": here_high,
     }
 
 

@@ -1,69 +1,16 @@
-"""Confidence intervals for one proportion (the methods of statsmodels' ``proportion_confint``)."""
+"""Confidence intervals for a model's accuracy and a pair's difference, on the population of
+questions or on these questions (score-type intervals and Wald, from the noise components).
+
+For one plain binomial proportion use statsmodels' ``proportion_confint`` or scipy's
+``binomtest(...).proportion_ci``.
+"""
 
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
-from bayesnoise._common import check_confidence_level, z_from_level
+from bayesnoise._common import z_from_level
 from bayesnoise.frequentist import _score
-
-METHODS = ("wilson", "beta", "jeffreys", "agresti_coull", "normal")
-
-
-def proportion_interval(successes, n, *, confidence_level: float = 0.95, method: str = "wilson"):
-    """Two-sided confidence interval for a binomial proportion, vectorised.
-
-    Parameters
-    ----------
-    successes, n : array_like
-        Number of successes and of trials (broadcast together).
-    confidence_level : float, default 0.95
-    method : {"wilson", "beta", "jeffreys", "agresti_coull", "normal"}
-        ``wilson`` score interval (default); ``beta`` Clopper-Pearson exact; ``jeffreys``
-        equal-tailed Beta(1/2, 1/2) posterior interval (with the usual 0 and 1 end fixes);
-        ``agresti_coull``; ``normal`` Wald (poor coverage near 0 and 1; never the default).
-
-    Returns
-    -------
-    low, high : numpy.ndarray
-        Clipped to [0, 1] only where the method itself defines it so (Wald and Agresti-Coull can
-        leave [0, 1]; they are clipped as statsmodels does).
-
-    Examples
-    --------
-    >>> low, high = proportion_interval(7, 20)
-    >>> round(float(low), 4), round(float(high), 4)
-    (0.1812, 0.5671)
-    """
-    confidence_level = check_confidence_level(confidence_level)
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    s = np.asarray(successes, dtype=float)
-    n = np.asarray(n, dtype=float)
-    if np.any(n <= 0) or np.any(s < 0) or np.any(s > n):
-        raise ValueError("need n > 0 and 0 <= successes <= n")
-    alpha = 1.0 - confidence_level
-    z = z_from_level(confidence_level)
-    phat = s / n
-    if method == "beta":
-        low = np.where(s > 0, stats.beta.ppf(alpha / 2, s, n - s + 1), 0.0)
-        high = np.where(s < n, stats.beta.ppf(1 - alpha / 2, s + 1, n - s), 1.0)
-    elif method == "jeffreys":
-        low = np.where(s > 0, stats.beta.ppf(alpha / 2, s + 0.5, n - s + 0.5), 0.0)
-        high = np.where(s < n, stats.beta.ppf(1 - alpha / 2, s + 0.5, n - s + 0.5), 1.0)
-    elif method == "wilson":
-        low, high = _score.wilson(phat, n, z)
-    elif method == "agresti_coull":
-        n_t = n + z**2
-        p_t = (s + z**2 / 2) / n_t
-        half = z * np.sqrt(p_t * (1 - p_t) / n_t)
-        low, high = np.clip(p_t - half, 0, 1), np.clip(p_t + half, 0, 1)
-    else:  # normal (Wald)
-        half = z * np.sqrt(phat * (1 - phat) / n)
-        low, high = np.clip(phat - half, 0, 1), np.clip(phat + half, 0, 1)
-    return np.asarray(low, dtype=float)[()], np.asarray(high, dtype=float)[()]
-
 
 ACCURACY_METHODS = ("wilson", "wald")
 DIFFERENCE_METHODS = ("tango", "newcombe", "wald")

@@ -19,9 +19,9 @@ MODEL_A, MODEL_B = "model_a", "model_b"
 
 def _arrays(ds: xr.Dataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if attr(ds, "binary"):  # w = p (1 - p): the estimators need only its row sums
-        return _core.cell_means(ds["correct"].data, ds["count"].data), None, ds["count"].data
-    p, w = _core.cell_moments(ds["correct"].data, ds["count"].data, ds["sum_sq"].data)
-    return p, w, ds["count"].data
+        return _core.cell_means(ds["correct"].data, ds["samples"].data), None, ds["samples"].data
+    p, w = _core.cell_moments(ds["correct"].data, ds["samples"].data, ds["sum_sq"].data)
+    return p, w, ds["samples"].data
 
 
 # Below this many questions the normal approximation behind SE-based intervals and z is poor
@@ -52,7 +52,7 @@ def _split_note(ds: xr.Dataset, comps: dict) -> str | None:
     return (
         f"data/prediction split not identifiable for {int(bad.sum())} model(s) ({names}): {why}; "
         "one sample per question measures only the total variance, so se_data, se_prediction "
-        "and the these-questions (here_*) intervals are left empty"
+        "and the these-questions intervals (accuracy_here_low/high, difference_here_low/high) are left empty"
     )
 
 
@@ -83,7 +83,7 @@ def model_noise(
         biased by a 1/(K-1) share of the prediction variance).
     confidence_level : float, optional
         Add ``accuracy_low``, ``accuracy_high``, a Wilson-type interval for the accuracy on the
-        population of questions (:func:`accuracy_interval`), and ``here_low``, ``here_high``,
+        population of questions (:func:`accuracy_interval`), and ``accuracy_here_low``, ``accuracy_here_high``,
         one for the expected accuracy on these questions (:func:`here_accuracy_interval`; NaN
         with K = 1, the reason in ``df.attrs["note"]``).
 
@@ -334,7 +334,7 @@ def pair_noise(
     confidence_level : float, optional
         Add ``difference_low``, ``difference_high``, a score interval for the difference of the
         two models' accuracies on the population of questions (:func:`difference_interval`),
-        and ``here_low``, ``here_high``, one for the difference of their expected accuracies on
+        and ``difference_here_low``, ``difference_here_high``, one for the difference of their expected accuracies on
         these questions (:func:`here_difference_interval`; NaN with K = 1).
     adjust : {"holm", "bh", "bonferroni", "none"}, default "holm"
         Multiplicity adjustment of ``p_value`` in ``p_adjusted``

@@ -14,7 +14,7 @@ from bayesnoise.frequentist import _core, _score
 from bayesnoise.frequentist.intervals import difference_interval
 from bayesnoise.frequentist.noise import pair_noise_dataset
 
-METHODS = ("z", "sign", "permutation", "bootstrap", "sign_one_sample", "mcnemar_one_sample")
+METHODS = ("t", "sign", "permutation", "bootstrap", "sign_one_sample", "mcnemar_one_sample")
 
 
 @dataclass
@@ -24,7 +24,8 @@ class PairedTestResult:
     Attributes
     ----------
     statistic : float
-        z for ``method="z"`` and ``"bootstrap"``; the number of questions on which ``a``'s
+        The paired t statistic for ``method="t"`` (t = z sqrt((N - 1) / N), ``df`` = N - 1); z
+        (difference / bootstrap SE) for ``"bootstrap"``; the number of questions on which ``a``'s
         averaged score is higher for ``"sign"``; sum_i d_i for ``"permutation"``; the (truncated)
         expected one-sample win count of ``a`` for ``"sign_one_sample"``; the chi-square
         statistic for ``"mcnemar_one_sample"``. NaN (with a warning) when the variance behind a
@@ -53,6 +54,8 @@ class PairedTestResult:
     questions: int
     noise: dict = field(default_factory=dict)
     moments: dict = field(default_factory=dict)
+    df: float = float("nan")
+    alternative: str = "two-sided"
 
     def confidence_interval(
         self, confidence_level: float = 0.95, *, method: str = "tango"
@@ -97,7 +100,7 @@ def paired_test(
     model_a: str,
     model_b: str,
     *,
-    method: str = "z",
+    method: str = "t",
     on_missing: str = "raise",
     n_boot: int = 2000,
     random_seed: int | None = 0,
@@ -115,12 +118,13 @@ def paired_test(
         From :func:`bayesnoise.load`, holding both models.
     model_a, model_b : str
         Model names; the difference is ``a - b``.
-    method : {"z", "sign", "permutation", "bootstrap", "sign_one_sample", "mcnemar_one_sample"}
+    method : {"t", "sign", "permutation", "bootstrap", "sign_one_sample", "mcnemar_one_sample"}
         Tests of the difference measured, of the per-question averages d_i = p_a,i - p_b,i:
-        ``z``: difference / se_mean with se_mean = sqrt(var_i(p_a - p_b) / N) (ddof 0, the SE
-        of the variance components); its p-value is the paired t test's, t = z sqrt((N - 1) / N)
-        against Student t with N - 1 degrees of freedom (as ``scipy.stats.ttest_rel``; the
-        normal reference of z rejects a true null about 5.4% of the time at N = 100);
+        ``t``: the paired t test, t = z sqrt((N - 1) / N) with z = difference / se_mean and
+        se_mean = sqrt(var_i(p_a - p_b) / N) (ddof 0, the SE of the variance components),
+        against Student t with ``df`` = N - 1 degrees of freedom (exactly
+        ``scipy.stats.ttest_rel``; the normal reference of z rejected a true null about 5.4% of
+        the time at N = 100); it is the ``p_value`` of ``bayesnoise pairs``;
         ``sign``: exact two-sided sign test on the signs of the d_i (ties dropped);
         ``permutation``: sign-flip permutation test of sum_i d_i (``n_permutations`` flips);
         ``bootstrap``: z with the paired bootstrap SE (``n_boot`` resamples of the questions).
@@ -141,8 +145,10 @@ def paired_test(
     Returns
     -------
     PairedTestResult
-        ``statistic``, ``pvalue``, ``difference``, ``se``; ``confidence_interval()`` gives a
-        score interval for the population difference.
+        scipy-style: ``statistic``, ``pvalue``, ``df`` (``method="t"``; NaN otherwise),
+        ``alternative`` ("two-sided"), plus ``difference`` and ``se``;
+        ``confidence_interval(confidence_level=)`` gives a score interval for the population
+        difference.
 
     Examples
     --------
@@ -163,6 +169,11 @@ def paired_test(
             raise KeyError(f"no model {name!r}; models are {list(map(str, ds[MODEL].values))}")
     if model_a == model_b:
         raise ValueError("model_a and model_b are the same model")
+    if method == "z":
+        raise ValueError(
+            "method 'z' is now 't': its p-value was always the paired t test's (N - 1 df), "
+            "and the result now carries that t and its df"
+        )
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}; not {method!r}")
     sub = complete(ds.sel({MODEL: [model_a, model_b]}), on_missing=on_missing)
@@ -177,8 +188,10 @@ def paired_test(
     wa, wb = float(mat["wins_a"][0, 1]), float(mat["wins_a"][1, 0])
     scale = float(mat["scale_model"].max())
     se = se_mean
-    if method == "z":
-        stat, pvalue = float(cell["z"]), float(cell["p_value"])
+    df = np.nan
+    if method == "t":
+        stat = float(_score.paired_t_statistic(float(cell["z"]), n))
+        pvalue, df = float(cell["p_value"]), float(n - 1)
     elif method == "sign":
         stat, pvalue = float(cell["questions_a_above"]), float(cell["p_sign_questions"])
     elif method == "permutation":
@@ -212,5 +225,5 @@ def paired_test(
         "samples_per_question": float(mat["samples_per_question_model"].min()),
     }
     return PairedTestResult(
-        float(stat), float(pvalue), diff, float(se), method, int(n), noise, moments
+        float(stat), float(pvalue), diff, float(se), method, int(n), noise, moments, df
     )

@@ -6,9 +6,12 @@ share of the k-subsets of the n samples that hold at least one correct sample (C
     pass@k_i = 1 - C(n - c, k) / C(n, k) = 1 - prod_{j=0}^{k-1} (n - c - j) / (n - j)
 
 computed as the product (no large binomial coefficients). A model's pass@k is the mean over
-questions; its standard error across questions, sqrt(var_i(pass@k_i) / N), carries the data
-noise and what is left of the prediction noise (as ``se_mean`` does for the accuracy, which is
-pass@1). Pairs are paired on the same questions.
+questions; its standard error across questions, ``se_pass_at_k`` = sqrt(var_i(pass@k_i) / N),
+carries the data noise and what is left of the prediction noise (at k = 1, where pass@1 is the
+accuracy, it is the noise table's ``se_mean``). Pairs are paired on the same questions and
+tested by the paired t test on the per-question estimates, as ``pairs`` tests the accuracies.
+Column names say pass@k (``se_pass_at_k``, ``pass_at_k_difference``, ...) so that they are not
+read as the accuracy columns of ``noise`` and ``pairs``.
 """
 
 from __future__ import annotations
@@ -109,7 +112,7 @@ def _passk_cells(ds: xr.Dataset, k: int) -> tuple[np.ndarray, np.ndarray]:
     return values, count
 
 
-PASSK_COLUMNS = ["model", "questions", "k", "pass_at_k", "se_mean"]
+PASSK_COLUMNS = ["model", "questions", "k", "pass_at_k", "se_pass_at_k"]
 
 
 def passk_table(ds: xr.Dataset, k: int, *, confidence_level: float | None = None):
@@ -129,9 +132,9 @@ def passk_table(ds: xr.Dataset, k: int, *, confidence_level: float | None = None
     Returns
     -------
     pandas.DataFrame
-        ``model, questions, k, pass_at_k, se_mean`` with ``se_mean = sqrt(var_i(pass@k_i) /
-        N)`` (ddof 0). With k = 1, ``pass_at_k`` is the accuracy and ``se_mean`` the noise
-        table's ``se_mean``.
+        ``model, questions, k, pass_at_k, se_pass_at_k`` with ``se_pass_at_k =
+        sqrt(var_i(pass@k_i) / N)`` (ddof 0). With k = 1, ``pass_at_k`` is the accuracy and
+        ``se_pass_at_k`` the noise table's ``se_mean``.
 
     Examples
     --------
@@ -152,7 +155,7 @@ def passk_table(ds: xr.Dataset, k: int, *, confidence_level: float | None = None
             "questions": n,
             "k": k,
             "pass_at_k": comps["accuracy"],
-            "se_mean": _core.se(comps["var_mean"], n),
+            "se_pass_at_k": _core.se(comps["var_mean"], n),
         }
     )
     if confidence_level is not None:
@@ -169,10 +172,10 @@ PASSK_PAIR_COLUMNS = [
     "k",
     "pass_at_k_a",
     "pass_at_k_b",
-    "difference",
-    "se_mean",
-    "z",
-    "p_value",
+    "pass_at_k_difference",
+    "se_pass_at_k_difference",
+    "t_pass_at_k",
+    "p_value_pass_at_k",
 ]
 
 
@@ -190,16 +193,21 @@ def passk_pairs(
     on_missing : {"raise", "intersect"}
         What to do when models do not cover the same questions.
     confidence_level : float, optional
-        Add ``difference_low``, ``difference_high`` (Tango-type score interval,
-        :func:`difference_interval`).
+        Add ``pass_at_k_difference_low``, ``pass_at_k_difference_high`` (Tango-type score
+        interval, :func:`difference_interval`).
 
     Returns
     -------
     pandas.DataFrame
-        ``model_a, model_b, k, pass_at_k_a, pass_at_k_b, difference, se_mean, z, p_value``:
-        ``se_mean = sqrt(var_i(pass@k_ai - pass@k_bi) / N)``, ``z = difference / se_mean``
-        (NaN where that variance is zero up to rounding) and its two-sided normal p-value.
-        All pairs come from one M x M Gram matrix.
+        ``model_a, model_b, k, pass_at_k_a, pass_at_k_b, pass_at_k_difference,
+        se_pass_at_k_difference, t_pass_at_k, p_value_pass_at_k``: the difference of the mean
+        per-question estimates d_i = pass@k_ai - pass@k_bi, its SE ``sqrt(var_i(d_i) / N)``
+        (ddof 0), the paired t statistic ``difference / sqrt(var_i(d_i) / (N - 1))`` and its
+        two-sided p-value against Student t with N - 1 degrees of freedom: exactly
+        ``scipy.stats.ttest_rel`` on the per-question estimates, and the same function as the
+        ``p_value`` of ``pairs`` (:func:`bayesnoise.frequentist._score.paired_t_pvalue`), which
+        it equals at k = 1. t and p are NaN where var_i(d_i) is zero up to rounding. All pairs
+        come from one M x M Gram matrix.
 
     Examples
     --------
@@ -222,10 +230,10 @@ def passk_pairs(
     df = pair_table(
         ds[MODEL].values,
         {
-            "difference": comps["difference"],
-            "se_mean": se,
-            "z": z,
-            "p_value": _score.normal_pvalue(z),
+            "pass_at_k_difference": comps["difference"],
+            "se_pass_at_k_difference": se,
+            "t_pass_at_k": _score.paired_t_statistic(z, n),
+            "p_value_pass_at_k": _score.paired_t_pvalue(z, n),  # as pairs' p_value
         },
         per_model={"pass_at_k": acc},
     )
@@ -242,5 +250,5 @@ def passk_pairs(
             n,
             confidence_level=confidence_level,
         )
-        df["difference_low"], df["difference_high"] = low, high
+        df["pass_at_k_difference_low"], df["pass_at_k_difference_high"] = low, high
     return df

@@ -8,6 +8,8 @@ averaged per question the variance of the mean difference is (data + prediction 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import special
 
@@ -224,8 +226,8 @@ POWER_COLUMNS = [
     "model_a",
     "model_b",
     "difference",
-    "questions",
-    "samples_per_question",
+    "planned_questions",
+    "planned_samples_per_question",
     "data",
     "prediction",
     "paired_min_difference",
@@ -242,12 +244,28 @@ NEEDED_COLUMNS = [
 def power_table(ds, *, difference=None, n=None, k=None, alpha=0.05, power=0.8, on_missing="raise"):
     """Power of every pair of a results file, paired and unpaired, from its measured noise.
 
-    Uses each pair's measured per-question variance components (``data``, ``prediction`` of
-    :func:`pair_noise`, negative data variances taken as 0) for the paired design, and the sums
-    of the two models' own components (:func:`unpaired_components`) for an unpaired design
-    (each model on its own questions). With one sample per question the split is not
-    identifiable: the total (data + prediction at K = 1) is used for K = 1, and other K (and
-    the samples needed) give NaN.
+    The paired design uses each pair's measured per-question variance components (``data``,
+    ``prediction`` of :func:`pair_noise`); the unpaired design (each model on its own
+    questions) the sums of the two models' own components (:func:`unpaired_components`).
+
+    *Negative data variances* (the prediction noise explains all the spread of the scores) are
+    taken as 0, with one warning naming the pairs (and models): their numbers assume data 0.
+
+    *Planned K.* With ``k``, every question gets ``k`` samples from both models: variance per
+    question ``data + prediction / k``. Without ``k`` the plan keeps the file's design, each
+    question with the samples each model gave it (ragged or not), and uses the exact variance
+    of the K-averaged differences as observed, var_i(d_i) = ``se_mean**2 N`` (plus what the
+    clip at 0 added). Unlike a harmonic mean of K this is exact for any K per question and per
+    model (also when K follows the difficulty, or differs between the models) and needs no
+    split, so it is defined when some K_i = 1. ``samples_per_question`` then shows the
+    constant K with the same variance, ``prediction / (var_i(d_i) - data)`` (the file's K
+    when it is the same everywhere; the smaller of the models' mean K where the split is not
+    identifiable). The unpaired design does the same per model (var_i(p_i) with its own K).
+    ``tests/test_power_edge.py`` checks the questions needed against a simulation.
+
+    With K = 1 on some question the split is not identifiable: ``data``, ``prediction`` and
+    the samples needed are NaN, and a planned ``k`` other than 1 gives NaN (at ``k = 1`` the
+    total stands for data + prediction).
 
     Parameters
     ----------
@@ -255,13 +273,12 @@ def power_table(ds, *, difference=None, n=None, k=None, alpha=0.05, power=0.8, o
         From :func:`bayesnoise.load`, at least two models.
     difference : float, optional
         True difference to detect, as a fraction (0.02 = 2 points); adds the ``*_needed``
-        columns: questions N needed at K = ``k``, and samples per question K needed at
-        N = ``n``.
+        columns: questions N needed at the planned K, and samples per question K (the same for
+        every question and both models) needed at N = ``n``.
     n : int, optional
         Number of questions of the planned eval (default: the file's).
     k : int, optional
-        Samples per question of the planned eval (default: the smaller of the two models'
-        mean samples per question in the file).
+        Samples per question of the planned eval (default: the file's design, see above).
     alpha, power : float
         Two-sided level and power, in (0, 1).
     on_missing : {"raise", "intersect"}
@@ -270,11 +287,12 @@ def power_table(ds, *, difference=None, n=None, k=None, alpha=0.05, power=0.8, o
     -------
     pandas.DataFrame
         ``model_a, model_b, difference`` (observed), ``questions``, ``samples_per_question``
-        (the planned N and K), ``data``, ``prediction`` (variances per question, score units
-        squared; not SEs), ``paired_min_difference``, ``unpaired_min_difference`` (smallest
-        difference detected with probability ``power``, as a fraction) and, with ``difference``,
-        ``paired_questions_needed``, ``paired_samples_needed``, ``unpaired_questions_needed``,
-        ``unpaired_samples_needed`` (``inf``: more samples cannot remove the data noise).
+        (the planned N and K), ``data`` (clipped at 0), ``prediction`` (variances per question,
+        score units squared; not SEs), ``paired_min_difference``, ``unpaired_min_difference``
+        (smallest difference detected with probability ``power``, as a fraction) and, with
+        ``difference``, ``paired_questions_needed``, ``paired_samples_needed``,
+        ``unpaired_questions_needed``, ``unpaired_samples_needed`` (``inf``: more samples
+        cannot remove the data noise).
 
     Examples
     --------
@@ -292,54 +310,88 @@ def power_table(ds, *, difference=None, n=None, k=None, alpha=0.05, power=0.8, o
 
     pairs = pair_noise(ds, on_missing=on_missing, adjust="none")
     single = model_noise(ds).set_index("model")
-    a, b = single.loc[pairs["model_a"]], single.loc[pairs["model_b"]]
-    n_plan = np.full(len(pairs), float(pairs.attrs["questions"] if n is None else n))
-    k_file = np.minimum(a["samples_per_question"].to_numpy(), b["samples_per_question"].to_numpy())
-    k_plan = k_file if k is None else np.full(len(pairs), float(k))
-    paired = _split_or_total(pairs["data"], pairs["prediction"], pairs["total"], k_plan)
-    unpaired = _split_or_total(
-        *unpaired_components(
-            a["data"].to_numpy(),
-            a["prediction"].to_numpy(),
-            b["data"].to_numpy(),
-            b["prediction"].to_numpy(),
-        ),
-        a["total"].to_numpy() + b["total"].to_numpy(),
-        k_plan,
-    )
-    kw = {"alpha": alpha, "power": power}
-    unknown = np.isnan(pairs["prediction"].to_numpy())  # K = 1 in the file: no split, no K
+    n_file = float(pairs.attrs["questions"])
+    n_plan = np.full(len(pairs), n_file if n is None else float(n))
+    ia, ib = single.index.get_indexer(pairs["model_a"]), single.index.get_indexer(pairs["model_b"])
+    k_file = np.minimum(*(single["samples_per_question"].to_numpy()[i] for i in (ia, ib)))
+    obs = pairs["se_mean"].to_numpy(float) ** 2 * n_file  # var_i(d_i), each with its own K
+    var, data, pred, k_eff = _planned(*pairs[["data", "prediction", "total"]].T.values, obs, k)
+    obs = single["se_mean"].to_numpy(float) ** 2 * single["questions"].to_numpy(float)
+    m_var, m_data, m_pred, _ = _planned(*single[["data", "prediction", "total"]].T.values, obs, k)
+    names = pairs["model_a"] + " - " + pairs["model_b"]
+    _warn_clipped(names, pairs["data"], single.index, single["data"])
+    un_var = m_var[ia] + m_var[ib]
+    un_data, un_pred = unpaired_components(m_data[ia], m_pred[ia], m_data[ib], m_pred[ib])
+    k_plan = np.where(np.isnan(k_eff), k_file, k_eff) if k is None else np.full(len(pairs), k)
     out = pd.DataFrame(
         {
             "model_a": pairs["model_a"],
             "model_b": pairs["model_b"],
             "difference": pairs["difference"],
-            "questions": n_plan,
-            "samples_per_question": k_plan,
-            "data": pairs["data"],
-            "prediction": pairs["prediction"],
+            "planned_questions": n_plan,
+            "planned_samples_per_question": k_plan.astype(float),
+            "data": data,
+            "prediction": pred,
         }
     )
-    for name, (data, pred) in (("paired", paired), ("unpaired", unpaired)):
+    kw = {"alpha": alpha, "power": power}
+    designs = {"paired": (var, data, pred), "unpaired": (un_var, un_data, un_pred)}
+    for name, (v, *_) in designs.items():  # v already holds the prediction noise at the plan's K
         out[f"{name}_min_difference"] = minimum_detectable_difference(
-            n_plan, data=data, prediction=pred, k=k_plan, **kw
+            n_plan, data=v, prediction=0.0, **kw
         )
     if difference is not None:
-        for name, (data, pred) in (("paired", paired), ("unpaired", unpaired)):
+        for name, (v, dat, prd) in designs.items():
             out[f"{name}_questions_needed"] = required_questions(
-                difference, data=data, prediction=pred, k=k_plan, **kw
+                difference, data=v, prediction=0.0, **kw
             )
-            needed = required_samples(difference, n=n_plan, data=data, prediction=pred, **kw)
-            out[f"{name}_samples_needed"] = np.where(unknown, np.nan, needed)
+            needed = required_samples(difference, n=n_plan, data=dat, prediction=prd, **kw)
+            out[f"{name}_samples_needed"] = np.where(np.isnan(dat + prd), np.nan, needed)
     return out
 
 
-def _split_or_total(data, prediction, total, k):
-    """(data, prediction) per question, data clipped at 0; where the split is unknown (K = 1
-    in the file) the total stands for data + prediction at K = 1 and other K are NaN."""
-    data, prediction = np.asarray(data, float), np.asarray(prediction, float)
-    unknown = np.isnan(data) | np.isnan(prediction)
-    at_one = unknown & (np.asarray(k) == 1)
-    data = np.where(at_one, np.asarray(total, float), np.maximum(data, 0.0))
-    prediction = np.where(at_one, 0.0, prediction)
-    return data, prediction
+def _planned(data, prediction, total, observed, k):
+    """Per-question variance of the mean at the plan's K, with the clipped components.
+
+    Returns ``(var, data, prediction, k_eff)``, ``data`` clipped at 0. ``k=None`` (the file's
+    design): ``var`` = ``observed`` (var_i of the K-averaged scores) + what the clip added;
+    ``k_eff`` the constant K with that variance. Else ``data + prediction / k``, or the total
+    at k = 1 where the split is unknown.
+    """
+    raw, pred = np.asarray(data, float), np.asarray(prediction, float)
+    total, observed = np.asarray(total, float), np.asarray(observed, float)
+    unknown = np.isnan(raw) | np.isnan(pred)
+    clipped = np.maximum(raw, 0.0)
+    k_eff = np.full(raw.shape, np.nan)
+    if k is None:
+        var = np.where(unknown, observed, observed + (clipped - raw))
+        at_file_k = observed - raw  # the prediction noise left in the K-averaged scores
+        with np.errstate(invalid="ignore", divide="ignore"):
+            k_eff = np.where(~unknown & (at_file_k > 0), pred / at_file_k, np.nan)
+        whole = np.round(k_eff)  # the file's K up to rounding when K is the same everywhere
+        k_eff = np.where(np.abs(k_eff - whole) <= 1e-9 * whole, whole, k_eff)
+    else:
+        var = np.where(unknown, np.where(k == 1, total, np.nan), clipped + pred / k)
+    return var, clipped, pred, k_eff
+
+
+def _warn_clipped(pair_names, pair_data, model_names, model_data) -> None:
+    """One warning naming the pairs (and models) whose data variance was clipped at 0."""
+    parts = []
+    for kind, names, values in (
+        ("pair(s)", pair_names, pair_data),
+        ("model(s)", model_names, model_data),
+    ):
+        bad = [str(x) for x, v in zip(names, np.asarray(values, float), strict=True) if v < 0]
+        if bad:
+            more = ", ..." if len(bad) > 10 else ""
+            parts.append(f"{len(bad)} {kind} ({', '.join(bad[:10])}{more})")
+    if parts:
+        warnings.warn(
+            f"power: the observed data variance is negative for {' and '.join(parts)}: the "
+            "measured prediction noise explains all the spread of the per-question scores, so "
+            "the data variance is taken as 0 (the data column shows 0) and their power numbers "
+            "assume data variance 0",
+            UserWarning,
+            stacklevel=3,
+        )

@@ -93,7 +93,7 @@ class Rows:
 def sample_cells(rows: Rows) -> dict[str, np.ndarray]:
     """Per-sample rows: each adds its score, one sample and the squared score."""
     score = rows.in_unit_range("score")
-    return {"correct": score, "count": np.ones(score.size), "sum_sq": score * score}
+    return {"correct": score, "samples": np.ones(score.size), "sum_sq": score * score}
 
 
 def arena_cells(rows: Rows) -> dict[str, np.ndarray]:
@@ -103,7 +103,7 @@ def arena_cells(rows: Rows) -> dict[str, np.ndarray]:
     Bernoulli(p) answer.
     """
     pass1 = rows.in_unit_range("pass1")
-    return {"correct": pass1, "count": np.ones(pass1.size), "sum_sq": pass1}
+    return {"correct": pass1, "samples": np.ones(pass1.size), "sum_sq": pass1}
 
 
 def count_cells(rows: Rows) -> dict[str, np.ndarray]:
@@ -159,7 +159,7 @@ def count_cells(rows: Rows) -> dict[str, np.ndarray]:
                 f"[sum^2/count, sum])"
             ),
         )
-    return {"correct": correct, "count": count, "sum_sq": sum_sq}
+    return {"correct": correct, "samples": count, "sum_sq": sum_sq}
 
 
 CELLS = {"samples": sample_cells, "counts": count_cells, "arena": arena_cells}

@@ -23,7 +23,7 @@ def from_sample_array(scores: xr.DataArray, *, benchmark: str = "benchmark") -> 
     >>> from bayesnoise.io import from_sample_array
     >>> a = xr.DataArray([[[1, 0, np.nan], [1, 1, 1]]], dims=("model", "question", "sample"),
     ...                  coords={"model": ["m"], "question": ["q1", "q2"]})
-    >>> from_sample_array(a)["count"].values.tolist()
+    >>> from_sample_array(a)["samples"].values.tolist()
     [[2, 3]]
     """
     if set(scores.dims) != {MODEL, QUESTION, SAMPLE}:

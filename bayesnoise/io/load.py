@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import xarray as xr
 
-from bayesnoise.data import DataError, check_dataset
+from bayesnoise.data import DataError, check_dataset, renamed_legacy
 
 from .arrays import from_sample_array, from_wide
 from .columns import looks_wide
@@ -199,7 +199,9 @@ def load(
     Returns
     -------
     xarray.Dataset
-        Dims ``(model, question)``; variables ``correct``, ``count``, ``sum_sq``.
+        Dims ``(model, question)``; variables ``correct``, ``samples``, ``sum_sq`` (see
+        :mod:`bayesnoise.data.schema`; a dataset or NetCDF file of bayesnoise 0.1, whose
+        ``samples`` is still called ``count``, is renamed).
 
     Raises
     ------
@@ -233,7 +235,7 @@ def load(
     }
     if isinstance(source, xr.Dataset):
         _refuse_others(options, "dataset", "Dataset")
-        return check_dataset(source)
+        return check_dataset(renamed_legacy(source))
     if isinstance(source, xr.DataArray):
         _refuse_others(options, "array", "DataArray")
         return from_sample_array(source, benchmark=benchmark or str(source.name or "benchmark"))

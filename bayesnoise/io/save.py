@@ -1,10 +1,11 @@
 """Write a dataset so that :func:`~bayesnoise.io.load` reads it back identical.
 
 NetCDF (``.nc``) keeps everything. A table (``.csv``, ``.tsv``, ``.jsonl``, ``.parquet``,
-text optionally ``.gz``) is the count layout: one row per (model, question), ``count = 0``
-where a model has no result, ``sum_sq`` when scores are partial, ``pass1`` instead of
-``count, correct`` when the counts are unknown, plus constant ``benchmark_id`` and ``source``
-columns and a ``cluster`` column when the dataset has one.
+text optionally ``.gz``) is the count layout: one row per (model, question), the ``samples``
+variable in a ``count`` column (``count = 0`` where a model has no result), ``sum_sq`` when
+scores are partial, ``pass1`` instead of ``count, correct`` when the counts are unknown, plus
+constant ``benchmark_id`` and ``source`` columns and a ``cluster`` column when the dataset has
+one.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnoise.data import MODEL, QUESTION, DataError, attr, check_dataset
+from bayesnoise.data import MODEL, QUESTION, DataError, attr, check_dataset, renamed_legacy
 
 from .sources import table_kind
 
@@ -38,6 +39,9 @@ def _netcdf(ds: xr.Dataset, path: Path) -> None:
 
 def read_netcdf(path: Path) -> xr.Dataset:
     """A dataset written by :func:`save` as NetCDF (attributes restored, contract checked).
+
+    A file written by bayesnoise 0.1 holds the ``samples`` variable under its old name
+    ``count``; it is renamed.
 
     Examples
     --------
@@ -59,12 +63,12 @@ def read_netcdf(path: Path) -> xr.Dataset:
     for name in (MODEL, QUESTION, "cluster"):
         if name in ds.coords:
             ds = ds.assign_coords({name: (ds[name].dims, ds[name].values.astype(str))})
-    return check_dataset(ds)
+    return check_dataset(renamed_legacy(ds))
 
 
 def _count_table(ds: xr.Dataset) -> pd.DataFrame:
     ds = ds.transpose(MODEL, QUESTION)
-    count = ds["count"].values
+    count = ds["samples"].values
     if not (count > 0).any(axis=0).all() or not (count > 0).any(axis=1).all():
         raise DataError(
             f"{attr(ds, 'source')}: a model or question has no result at all; a table cannot "

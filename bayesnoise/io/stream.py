@@ -83,7 +83,7 @@ class _Cells:
 
     def __init__(self, with_sample: bool):
         self.shape = (16, 64, 16 if with_sample else 1)
-        self.sums = {k: np.zeros(self.shape[:2]) for k in ("correct", "count", "sum_sq")}
+        self.sums = {k: np.zeros(self.shape[:2]) for k in ("correct", "samples", "sum_sq")}
         self.seen: np.ndarray | None = np.zeros(self.shape, dtype=bool)
         self.n_seen = 0
         self.keys: list[np.ndarray] = []  # (m, q, s) rows once the bitmap would be too large
@@ -309,7 +309,7 @@ class _Aggregator:
         origin = self.codes["source"].labels
         ds = from_arrays(
             sums["correct"],
-            sums["count"].astype(np.int64),
+            sums["samples"].astype(np.int64),
             sum_sq=sums["sum_sq"],
             models=models,
             questions=questions,

@@ -128,7 +128,7 @@ def from_samples(
     >>> from bayesnoise.io import from_samples
     >>> df = pd.DataFrame({"model": ["a"] * 4, "example_id": [1, 1, 2, 2],
     ...                    "sample": [0, 1, 0, 1], "correct": [1, 0, 1, 1]})
-    >>> int(from_samples(df)["count"].sum())
+    >>> int(from_samples(df)["samples"].sum())
     4
     """
     layout = resolve_columns([str(c).strip() for c in df.columns], None, name)

@@ -263,8 +263,9 @@ def check_convergence(
 def summary(tree: xr.DataTree, var_names: list[str] | None = None, **kwargs) -> pd.DataFrame:
     """Arviz summary table (mean, sd, interval, ESS, r_hat, MCSE) of a fit.
 
-    Thin wrapper over :func:`arviz_stats.summary`; extra keyword arguments are passed on
-    (e.g. ``ci_prob=0.95``, ``kind="stats"``).
+    Thin wrapper over :func:`arviz_stats.summary` with 95% equal-tailed intervals by default,
+    as everywhere else in the package (arviz's own default is 89%); extra keyword arguments are
+    passed on (e.g. ``ci_prob=0.89``, ``kind="stats"``).
 
     Examples
     --------
@@ -277,4 +278,5 @@ def summary(tree: xr.DataTree, var_names: list[str] | None = None, **kwargs) -> 
     """
     import arviz_stats as azs
 
+    kwargs.setdefault("ci_prob", 0.95)
     return azs.summary(tree, var_names=var_names, **kwargs)

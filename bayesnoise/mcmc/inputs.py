@@ -98,8 +98,8 @@ def model_data(
     Parameters
     ----------
     correct : xarray.Dataset or array_like
-        Either a dataset from :func:`bayesnoise.load` (variables ``correct`` and ``count`` on
-        dims ``model``, ``question``), or an ``(M, N)`` (or ``(N,)`` for one model) array of
+        Either a dataset from :func:`bayesnoise.load` (variables ``correct`` and ``samples``
+        on dims ``model``, ``question``), or an ``(M, N)`` (or ``(N,)`` for one model) array of
         correct counts.
     count : array_like, optional
         Samples per cell, broadcastable to ``correct`` (a scalar K is fine). Required unless

@@ -37,13 +37,15 @@ def posterior_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.Data
     Returns
     -------
     pandas.DataFrame
-        Columns ``model, questions, accuracy, mu, mu_low, mu_high, ubar, ubar_low, ubar_high,
-        kappa, kappa_status, se_data, se_prediction``: ``questions`` answered and observed
-        ``accuracy``
-        (mean of c/K over them); posterior means and intervals of ``mu`` (population accuracy)
-        and ``ubar`` (expected accuracy on these questions); the posterior *median* of
-        ``kappa`` (its posterior is right-skewed); ``se_data = sqrt(E[data_var] / N)`` and
-        ``se_prediction = sqrt(E[prediction_var] / N)`` with the posterior means of the
+        Columns ``model, questions, accuracy, mu_beta, mu_beta_low, mu_beta_high, ubar_mcmc,
+        ubar_mcmc_low, ubar_mcmc_high, kappa_mcmc, kappa_status, se_data_mcmc,
+        se_prediction_mcmc``: ``questions`` answered and observed ``accuracy`` (mean of c/K
+        over them); posterior means and intervals of ``mu_beta`` (the mean of the Beta
+        population of question accuracies: not the closed form's shape-free ``mu``, and apart
+        from it when the difficulties are not Beta-shaped) and ``ubar_mcmc`` (expected accuracy
+        on these questions, the MCMC check of ``ubar``); the posterior *median*
+        ``kappa_mcmc`` (its posterior is right-skewed); ``se_data_mcmc = sqrt(E[data_var] / N)``
+        and ``se_prediction_mcmc = sqrt(E[prediction_var] / N)`` with the posterior means of the
         population variances ``mu(1-mu)/(kappa+1)`` and ``mu(1-mu)kappa/(kappa+1)``, left
         empty where ``kappa_status`` says kappa is not identified (fewer than 2 questions
         answered more than once: the split would only restate the prior).
@@ -82,16 +84,16 @@ def posterior_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.Data
             "model": post["model"].values.astype(str),
             "questions": n.astype(int),
             "accuracy": acc,
-            "mu": post["mu"].mean(_SAMPLE).values,
-            "mu_low": mu_low,
-            "mu_high": mu_high,
-            "ubar": post["ubar"].mean(_SAMPLE).values,
-            "ubar_low": ubar_low,
-            "ubar_high": ubar_high,
-            "kappa": post["kappa"].median(_SAMPLE).values,
+            "mu_beta": post["mu"].mean(_SAMPLE).values,
+            "mu_beta_low": mu_low,
+            "mu_beta_high": mu_high,
+            "ubar_mcmc": post["ubar"].mean(_SAMPLE).values,
+            "ubar_mcmc_low": ubar_low,
+            "ubar_mcmc_high": ubar_high,
+            "kappa_mcmc": post["kappa"].median(_SAMPLE).values,
             "kappa_status": status,
-            "se_data": np.where(identified, se_data, np.nan),
-            "se_prediction": np.where(identified, se_prediction, np.nan),
+            "se_data_mcmc": np.where(identified, se_data, np.nan),
+            "se_prediction_mcmc": np.where(identified, se_prediction, np.nan),
         }
     )
     df.attrs.update(_fit_attrs(tree, level))
@@ -110,12 +112,15 @@ def pairs_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.DataFram
     Returns
     -------
     pandas.DataFrame
-        One row per unordered pair (a before b in model order): ``difference`` = posterior
+        One row per unordered pair (a before b in model order): ``dbar_mcmc`` = posterior
         mean of ``dbar = mean_i(u_ai - u_bi)`` over the questions both answered, its
-        equal-tailed interval, ``p_a_better = P(dbar > 0)`` (these questions), and
-        ``population_difference`` with ``population_low/high`` and
-        ``p_a_better_population = P(mu_a - mu_b > 0)``: the paired difference on the population of
-        questions (paired data noise included through the shared question difficulties).
+        equal-tailed interval, ``p_a_better_mcmc = P(dbar > 0)`` (these questions), and
+        ``mu_beta_difference`` with its interval and ``p_a_better_beta = P(mu_a - mu_b > 0)``:
+        the difference of the two Beta population means (paired data noise included through
+        the shared question difficulties). The names carry ``_mcmc`` / ``beta`` because the
+        numbers come from another method (``dbar_mcmc`` checks the closed-form ``dbar``) or
+        estimate another quantity (``mu_beta`` is the Beta population's mean, the closed
+        form's ``mu`` the shape-free mean per-question score).
 
     Examples
     --------
@@ -144,14 +149,14 @@ def pairs_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.DataFram
     d_q = np.quantile(dbar, qs, axis=0)
     p_q = np.quantile(pop, qs, axis=0)
     matrices = {
-        "difference": dbar.mean(axis=0),
-        "difference_low": d_q[0],
-        "difference_high": d_q[1],
-        "p_a_better": (dbar > 0).mean(axis=0),
-        "population_difference": pop.mean(axis=0),
-        "population_low": p_q[0],
-        "population_high": p_q[1],
-        "p_a_better_population": (pop > 0).mean(axis=0),
+        "dbar_mcmc": dbar.mean(axis=0),
+        "dbar_mcmc_low": d_q[0],
+        "dbar_mcmc_high": d_q[1],
+        "p_a_better_mcmc": (dbar > 0).mean(axis=0),
+        "mu_beta_difference": pop.mean(axis=0),
+        "mu_beta_difference_low": p_q[0],
+        "mu_beta_difference_high": p_q[1],
+        "p_a_better_beta": (pop > 0).mean(axis=0),
     }
     df = pair_table(names, matrices)
     df.attrs.update(_fit_attrs(tree, level))
@@ -221,11 +226,11 @@ def posterior_table_mcmc(
     >>> rng = np.random.default_rng(0)
     >>> c = rng.binomial(5, rng.beta(1, 1, (2, 80))).astype(float)
     >>> ds = xr.Dataset({"correct": (("model", "question"), c),
-    ...                  "count": (("model", "question"), np.full((2, 80), 5))},
+    ...                  "samples": (("model", "question"), np.full((2, 80), 5))},
     ...                 coords={"model": ["a", "b"]})
     >>> df = posterior_table_mcmc(ds, draws=100, tune=100, chains=1, progressbar=False)
     >>> list(df.columns[:4])
-    ['model', 'questions', 'accuracy', 'mu']
+    ['model', 'questions', 'accuracy', 'mu_beta']
     """
     level = check_confidence_level(confidence_level)
     if pairs and ds.sizes.get("model", 0) < 2:

@@ -16,8 +16,6 @@ PNG, SVG or PDF.
 
 from ._figure import save_figure
 from .arrange import (
-    CLOSE_FACTOR,
-    close_pairs,
     heatmap_matrix,
     pair_matrix,
     pooled_counts,
@@ -31,10 +29,8 @@ from .pairs import model_accuracies, plot_accuracy_scatter, plot_pair_matrix
 from .power import plot_power
 
 __all__ = [
-    "CLOSE_FACTOR",
     "FOREST_SERIES",
     "MCMC_KINDS",
-    "close_pairs",
     "heatmap_matrix",
     "model_accuracies",
     "pair_matrix",

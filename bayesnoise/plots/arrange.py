@@ -12,42 +12,10 @@ import pandas as pd
 from bayesnoise.data import MODEL, QUESTION, scores
 
 __all__ = [
-    "CLOSE_FACTOR",
-    "close_pairs",
     "heatmap_matrix",
     "pair_matrix",
     "pooled_counts",
 ]
-
-#: Pairs with |difference| < CLOSE_FACTOR x se_total are "close" (the paper's Figure 1 filter).
-CLOSE_FACTOR = 5.0
-
-
-def close_pairs(pairs: pd.DataFrame, factor: float = CLOSE_FACTOR) -> pd.DataFrame:
-    """Rows of a pair table with ``|difference| < factor * se_total``.
-
-    Parameters
-    ----------
-    pairs : pandas.DataFrame
-        From :func:`bayesnoise.frequentist.pair_noise`.
-    factor : float, default 5
-        Pairs further apart than this many paired total SEs are left out: their order is not in
-        doubt.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The selected rows, index reset.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"difference": [0.01, 0.3], "se_total": [0.02, 0.02]})
-    >>> len(close_pairs(t))
-    1
-    """
-    keep = np.abs(pairs["difference"].to_numpy()) < factor * pairs["se_total"].to_numpy()
-    return pairs[keep].reset_index(drop=True)
 
 
 def heatmap_matrix(ds, accuracy) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -10,10 +10,10 @@ __all__ = ["FOREST_SERIES", "plot_forest"]
 
 #: (low column, high column, legend label, colour) of each interval, top to bottom per model.
 FOREST_SERIES = (
-    ("here_freq_low", "here_freq_high", "these questions, frequentist", "C0"),
-    ("here_bayes_low", "here_bayes_high", "these questions, Bayesian (ubar)", "C9"),
-    ("population_freq_low", "population_freq_high", "population, frequentist", "C3"),
-    ("population_bayes_low", "population_bayes_high", "population, Bayesian (mu)", "C1"),
+    ("accuracy_here_low", "accuracy_here_high", "these questions, frequentist", "C0"),
+    ("ubar_low", "ubar_high", "these questions, Bayesian (ubar)", "C9"),
+    ("accuracy_low", "accuracy_high", "population, frequentist", "C3"),
+    ("mu_low", "mu_high", "population, Bayesian (mu)", "C1"),
 )
 
 
@@ -40,9 +40,9 @@ def plot_forest(table, *, ax=None, confidence_level=None):
     --------
     >>> import pandas as pd
     >>> t = pd.DataFrame({"model": ["a", "b"], "accuracy": [0.4, 0.6],
-    ...                   "population_freq_low": [0.3, 0.5], "population_freq_high": [0.5, 0.7]})
+    ...                   "accuracy_low": [0.3, 0.5], "accuracy_high": [0.5, 0.7]})
     >>> [c.get_gid() for c in plot_forest(t).collections]
-    ['population_freq_low']
+    ['accuracy_low']
     """
     if not hasattr(table, "columns"):
         from bayesnoise.decide import compare_models

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayesnoise.decide.verdicts import CLOSE_FACTOR, close_pairs
+
 from ._figure import new_axes, new_figure
-from .arrange import CLOSE_FACTOR, close_pairs
 
 __all__ = ["plot_noise_components", "plot_noise_vs_accuracy"]
 

@@ -9,10 +9,10 @@ import numpy as np
 from ._html_render import figure_html, fmt, interval, num, slug, table_html
 
 _MODEL_INTERVALS = (
-    ("these questions, frequentist", "here_low", "here_high"),
-    ("these questions, Bayesian (ubar)", "here_bayes_low", "here_bayes_high"),
+    ("these questions, frequentist", "accuracy_here_low", "accuracy_here_high"),
+    ("these questions, Bayesian (ubar)", "ubar_low", "ubar_high"),
     ("population, frequentist", "accuracy_low", "accuracy_high"),
-    ("population, Bayesian (mu)", "population_bayes_low", "population_bayes_high"),
+    ("population, Bayesian (mu)", "mu_low", "mu_high"),
 )
 
 
@@ -131,9 +131,12 @@ def section_html(section, level: float) -> str:
         family = section.pairs.attrs.get("family_size", len(section.pairs))
         parts += [
             f"<h3>Close pairs ({len(close)} of {len(section.pairs)})</h3><p>Pairs with "
-            f"|A - B| &lt; 5 paired SEs. p: two-sided normal test of z; Holm p: adjusted "
-            f"({escape(str(adjust))}) over all {family} pairs. Questions or samples needed: "
-            f"for 80% power at 5% two-sided, before adjustment. P(A&gt;B): Bayesian.</p>",
+            f"|A - B| &lt; 5 paired SEs. p: two-sided paired t test of the difference (N - 1 "
+            f"df); Holm p: adjusted ({escape(str(adjust))}) over all {family} pairs, and the "
+            "verdict is called on it, so a pair whose unadjusted p or interval excludes 0 can "
+            "still be 'not distinguishable' once the other pairs are accounted for. Questions "
+            "or samples needed: for 80% power at 5% two-sided, before adjustment. P(A&gt;B): "
+            "Bayesian, on these questions and on the population.</p>",
             pair_table_html(close, level, close["verdict"]),
         ]
     if section.figures:

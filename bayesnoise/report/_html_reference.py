@@ -1,9 +1,14 @@
-"""Reading the reference noise models of public benchmarks (the repository's ``models/``)."""
+"""Reading the reference noise models of public benchmarks (the repository's ``models/``).
+
+The two tables are built by ``models/build.py`` and ship inside the wheel as package data
+(``bayesnoise/_models/``), so an installed bayesnoise finds them without a checkout.
+"""
 
 from __future__ import annotations
 
 import os
 import re
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -14,38 +19,85 @@ from bayesnoise.data import DataError
 BENCHMARKS_FILE = "reference_benchmarks.csv"
 MODELS_FILE = "reference_models.csv"
 
+#: Folder of the packaged copy inside ``bayesnoise`` (hatch ``force-include`` in pyproject.toml).
+PACKAGED = "_models"
 
-def models_dir(path=None) -> Path:
-    """The folder of the reference tables: ``path``, ``$BAYESNOISE_MODELS`` or ``models/``."""
+
+def _source_dir() -> Path:
+    """``models/`` of the source checkout next to the package (editable installs)."""
+    return Path(__file__).resolve().parents[2] / "models"
+
+
+def _packaged_dir():
+    """The copy shipped in the wheel, or None (e.g. an editable install of the repository)."""
+    try:
+        folder = resources.files("bayesnoise") / PACKAGED
+        return folder if (folder / BENCHMARKS_FILE).is_file() else None
+    except (ModuleNotFoundError, OSError):  # pragma: no cover - unusual importers
+        return None
+
+
+def models_dir(path=None):
+    """The folder of the reference tables.
+
+    In order: ``path``; ``$BAYESNOISE_MODELS``; the copy packaged in the wheel
+    (``importlib.resources.files("bayesnoise") / "_models"``); the repository's ``models/``
+    next to the package. An explicit ``path`` or ``$BAYESNOISE_MODELS`` must hold the tables
+    (no silent fall-back). Returns a :class:`pathlib.Path` or, for the packaged copy, an
+    :mod:`importlib.resources` traversable.
+    """
     if path is None:
         env = os.environ.get("BAYESNOISE_MODELS")
-        path = Path(env) if env else Path(__file__).resolve().parents[2] / "models"
-    path = Path(path)
+        if env:
+            path, origin = Path(env), "BAYESNOISE_MODELS"
+        else:
+            packaged = _packaged_dir()
+            if packaged is not None:
+                return packaged
+            path, origin = _source_dir(), None
+    else:
+        path, origin = Path(path), "the path given"
     if not (path / BENCHMARKS_FILE).is_file():
+        where = f" (from {origin})" if origin else ""
         raise DataError(
-            f"reference noise models not found: {path / BENCHMARKS_FILE} does not exist. They "
-            "live in the models/ folder of the bayesnoise source repository; pass its path "
-            "(CLI: --models-dir, or set BAYESNOISE_MODELS)."
+            f"reference noise models not found: {path / BENCHMARKS_FILE}{where} does not exist. "
+            "They ship inside the bayesnoise wheel and live in the models/ folder of the "
+            "source repository; pass a folder holding them (CLI: --models-dir, or set "
+            "BAYESNOISE_MODELS)."
         )
     return path
 
 
 def normalise(name: str) -> str:
-    """Benchmark name for matching: lower case, letters and digits only, 'temp' -> 't'."""
-    return re.sub(r"[^a-z0-9]", "", str(name).lower()).replace("temp", "t")
+    """Benchmark name for matching: lower case, without spaces, ``_`` and ``-``, and ``temp``
+    before a number spelled ``t``; every other character (``+``, ``.``) is kept.
+
+    Examples
+    --------
+    >>> normalise("CRUXEval-output-T0.8") == normalise("cruxeval_output_temp0.8")
+    True
+    >>> normalise("humaneval+") == normalise("HumanEval")
+    False
+    """
+    text = re.sub(r"[\s_-]+", "", str(name).strip().lower())
+    return re.sub(r"temp(?=\.?\d)", "t", text)
 
 
 def read_references(path=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(benchmarks, models) reference tables."""
     folder = models_dir(path)
-    benches = pd.read_csv(folder / BENCHMARKS_FILE)
-    models_path = folder / MODELS_FILE
-    models = pd.read_csv(models_path) if models_path.is_file() else None
+    with (folder / BENCHMARKS_FILE).open("rb") as fh:
+        benches = pd.read_csv(fh)
+    models = None
+    if (folder / MODELS_FILE).is_file():
+        with (folder / MODELS_FILE).open("rb") as fh:
+            models = pd.read_csv(fh)
     return benches, models
 
 
 def matching(benches: pd.DataFrame, benchmark: str) -> pd.DataFrame:
-    """Rows whose benchmark (or file name) matches ``benchmark`` after :func:`normalise`."""
+    """Rows whose benchmark (or file name without ``input_table_``) equals ``benchmark`` after
+    :func:`normalise`: an exact match, so ``humaneval+`` does not select ``humaneval``."""
     key = normalise(benchmark)
     by_name = benches["benchmark"].map(normalise) == key
     by_file = benches["file"].map(
@@ -67,8 +119,11 @@ def reference_rows(benchmark: str, accuracy=None, path=None) -> pd.DataFrame:
     benches, models = read_references(path)
     rows = matching(benches, benchmark)
     if rows.empty:
-        known = ", ".join(sorted(set(benches["benchmark"].astype(str))))
-        raise DataError(f"no reference noise model for benchmark {benchmark!r}; known: {known}")
+        known = ", ".join(sorted(set(benches["benchmark"].astype(str)), key=str.lower))
+        raise DataError(
+            f"no reference noise model for benchmark {benchmark!r} (matching ignores only case, "
+            f"spaces, '_', '-' and temp/T); known: {known}"
+        )
     out = pd.DataFrame(
         {
             "run": rows["run"],

@@ -9,8 +9,7 @@ import numpy as np
 import pandas as pd
 
 from bayesnoise.data import DataError
-
-ALPHA, POWER = 0.05, 0.8
+from bayesnoise.decide.verdicts import ALPHA
 
 
 @dataclass
@@ -26,50 +25,6 @@ class Section:
     figures: dict[str, str] = field(default_factory=dict)
     references: pd.DataFrame | None = None
     data: dict = field(default_factory=dict)
-
-
-def _winner(row) -> str:
-    return row["model_a"] if row["difference"] > 0 else row["model_b"]
-
-
-def verdict(row, *, n: int, k: float, adjust: str = "holm") -> str:
-    """Plain-language verdict for one pair row of :func:`bayesnoise.frequentist.pair_noise`.
-
-    ``k`` is the samples per question of the run; the numbers of questions or samples needed use
-    :func:`bayesnoise.frequentist.required_questions` / ``required_samples`` (two-sided 5 %,
-    80 % power, before multiplicity adjustment).
-    """
-    from bayesnoise.frequentist import required_questions, required_samples
-
-    diff = abs(float(row["difference"]))
-    p = row.get("p_adjusted", np.nan)
-    if np.isfinite(p) and p < ALPHA:
-        return f"{_winner(row)} better, p = {p:.2g} after {adjust.title()}"
-    if diff == 0:
-        return "same score: nothing to tell apart"
-    if not np.isfinite(row.get("z", np.nan)):
-        return "the models agree on every question: no test possible"
-    where = f"p = {p:.2g} after {adjust.title()}" if np.isfinite(p) else f"z = {row['z']:.2f}"
-    kw = {"alpha": ALPHA, "power": POWER}
-    split = np.isfinite(row["data"]) and np.isfinite(row["prediction"])
-    if not split:  # one sample per question: only the total variance is known
-        need_n = required_questions(diff, data=row["total"], prediction=0.0, **kw)
-        return f"not distinguishable at this N ({where}); needs ~{need_n:,.0f} questions"
-    need_n = required_questions(
-        diff, data=max(row["data"], 0.0), prediction=row["prediction"], k=k, **kw
-    )
-    need_k = required_samples(
-        diff, n=n, data=max(row["data"], 0.0), prediction=row["prediction"], **kw
-    )
-    more_k = (
-        f" or K = {need_k:,.0f} samples per question"
-        if np.isfinite(need_k)
-        else "; more samples alone cannot do it (data noise)"
-    )
-    return (
-        f"not distinguishable at this N ({where}); needs ~{need_n:,.0f} questions at "
-        f"K = {k:g}{more_k}"
-    )
 
 
 def _record(caught, notes: list[str]) -> None:

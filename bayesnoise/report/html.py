@@ -23,7 +23,7 @@ from ._html_blocks import (
 )
 from ._html_reference import matching, read_references, reference_rows
 from ._html_render import page, png_data_uri, slug
-from ._html_sections import Section, compute_section, summary, typical_components, verdict
+from ._html_sections import Section, compute_section, summary, typical_components
 
 __all__ = [
     "Section",
@@ -97,7 +97,7 @@ def _figures(section: Section, ds, paired_ds, close, step) -> None:
             "Beta distributions (paper Figure 6).",
             lambda: plots.plot_question_cdfs(ds, groups=section.data["groups"]),
         )
-        if "here_bayes_low" in models.columns:
+        if "ubar_low" in models.columns:
             add(
                 "forest",
                 "Each model's accuracy with frequentist and Bayesian intervals, for "
@@ -179,7 +179,7 @@ def benchmark_section(
     >>> len(s.models), len(s.pairs)
     (3, 3)
     """
-    from bayesnoise import plots
+    from bayesnoise import decide
 
     title = title or str(ds.attrs.get("benchmark", "benchmark"))
     models, pairs, paired_ds, notes = compute_section(
@@ -195,8 +195,11 @@ def benchmark_section(
     section.data["k"] = float(np.median(models["samples_per_question"]))
     if pairs is not None:
         n = paired_ds.sizes["question"]
-        pairs["verdict"] = [verdict(r, n=n, k=section.data["k"]) for _, r in pairs.iterrows()]
-        close = plots.close_pairs(pairs)
+        family = pairs.attrs.get("family_size", len(pairs))
+        pairs["verdict"] = [
+            decide.verdict(r, n=n, k=section.data["k"], family=family) for _, r in pairs.iterrows()
+        ]
+        close = decide.close_pairs(pairs)
         section.data["components"] = typical_components(close)
     section.summary = summary(ds, models, pairs, close if close is not None else pairs)
     section.data["close"] = close

@@ -1,0 +1,73 @@
+"""From parsed options to the verb's keyword arguments, and from its result to what is shown."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import sys
+
+from bayesnoise import verbs
+from bayesnoise.data import DataError
+
+# parsed options that steer the command line itself, not the verb
+_CLI_ONLY = {"command", "verb", "shows", "format", "output", "dpi", "kind"}
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return action.choices[command]
+
+
+def _figure(parser, args, kw):
+    from bayesnoise.plots import save_figure
+
+    fn = verbs.plot.KINDS[args.kind]
+    suffix = args.output.suffix.lower()
+    if suffix not in (".png", ".svg", ".pdf"):
+        raise DataError(f"{args.output}: the figure file must end in .png, .svg or .pdf")
+    files = kw.pop("file")
+    if args.kind != "components" and len(files) != 1:
+        raise DataError(f"plot {args.kind} takes one file; 'components' takes several")
+    params = inspect.signature(fn).parameters
+    takes_read = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    sub = _subparser(parser, "plot")
+    passed = {}
+    for key, value in kw.items():
+        if key in params or (takes_read and key in verbs.READ_OPTIONS):
+            passed[key] = value
+        elif value != sub.get_default(key):
+            flag = "--" + key.replace("_", "-")
+            raise DataError(f"{flag} does not apply to plot {args.kind}")
+    data = files if args.kind == "components" else files[0]
+    first = next(iter(params))
+    figure = fn(**{first: data}, **passed)
+    if hasattr(figure, "savefig") and not hasattr(figure, "axes"):  # arviz-plots collection
+        figure.savefig(args.output)
+    else:
+        save_figure(figure, args.output, dpi=args.dpi)
+
+
+def call(parser: argparse.ArgumentParser, args: argparse.Namespace):
+    """Run the verb of ``args.command``; return the table to print, or None."""
+    kw = {k: v for k, v in vars(args).items() if k not in _CLI_ONLY}
+    if args.command == "plot":
+        _figure(parser, args, kw)
+        return None
+    if args.command == "columns":
+        return verbs.tidy(args.verb())
+    if args.command == "reference":
+        return verbs.tidy(args.verb(kw.pop("benchmark"), **kw))
+    files = kw.pop("file")
+    data = files[0] if len(files) == 1 else files
+    if args.shows == "file":
+        args.verb(data, output=args.output, **kw)
+        return None
+    result = args.verb(data, **kw)
+    if args.command == "questions":  # Eval-Arena's summary counts, beside the table
+        a = result.attrs
+        print(
+            f"{a['questions']} questions: {a['unsolved']} unsolved, {a['solved_by_one']} solved "
+            f"by one model, {a['tau_negative']} with tau < 0",
+            file=sys.stderr,
+        )
+    return verbs.tidy(result)

@@ -1,0 +1,103 @@
+"""Which pairs are close, and the plain-language verdict on a pair (as the report prints it)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["ALPHA", "CLOSE_FACTOR", "POWER", "close_pairs", "verdict"]
+
+#: Pairs with |difference| < CLOSE_FACTOR x se_total are "close" (the paper's Figure 1 filter).
+CLOSE_FACTOR = 5.0
+#: Level and power of the "needs ~N questions" statements.
+ALPHA, POWER = 0.05, 0.8
+
+
+def close_pairs(pairs: pd.DataFrame, factor: float = CLOSE_FACTOR) -> pd.DataFrame:
+    """Rows of a pair table with ``|difference| < factor * se_total``.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        From :func:`bayesnoise.frequentist.pair_noise`.
+    factor : float, default 5
+        Pairs further apart than this many paired total SEs are left out: their order is not in
+        doubt.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The selected rows, index reset.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"difference": [0.01, 0.3], "se_total": [0.02, 0.02]})
+    >>> len(close_pairs(t))
+    1
+    """
+    keep = np.abs(pairs["difference"].to_numpy()) < factor * pairs["se_total"].to_numpy()
+    return pairs[keep].reset_index(drop=True)
+
+
+def _winner(row) -> str:
+    return row["model_a"] if row["difference"] > 0 else row["model_b"]
+
+
+def verdict(row, *, n: int, k: float, adjust: str = "holm", family: int | None = None) -> str:
+    """Plain-language verdict for one pair row of :func:`bayesnoise.frequentist.pair_noise`.
+
+    A pair is called only on its multiplicity-adjusted p-value (``p_adjusted``). When the
+    unadjusted paired t test rejects but the adjusted one does not, the verdict says so, so that
+    an interval excluding 0 beside "not distinguishable" is explained. ``k`` is the samples per
+    question of the run; the numbers of questions or samples needed use
+    :func:`bayesnoise.frequentist.required_questions` / ``required_samples`` (two-sided 5 %,
+    80 % power, before multiplicity adjustment).
+
+    Examples
+    --------
+    >>> row = {"model_a": "a", "model_b": "b", "difference": 0.03, "z": 2.2, "p_value": 0.03,
+    ...        "p_adjusted": 0.3, "data": 0.05, "prediction": 0.1, "total": 0.15}
+    >>> verdict(row, n=500, k=4, family=10).split("; needs")[0]
+    'not distinguishable after Holm over 10 pairs (p = 0.3; unadjusted p = 0.03 < 0.05, as for this pair alone)'
+    """
+    from bayesnoise.frequentist import required_questions, required_samples
+
+    get = row.get if hasattr(row, "get") else row.__getitem__
+    diff = abs(float(row["difference"]))
+    p = get("p_adjusted", np.nan)
+    raw = get("p_value", np.nan)
+    name = adjust.title() if adjust != "bh" else "Benjamini-Hochberg"
+    if np.isfinite(p) and p < ALPHA:
+        return f"{_winner(row)} better, p = {p:.2g} after {name}"
+    if diff == 0:
+        return "same score: nothing to tell apart"
+    if not np.isfinite(get("z", np.nan)):
+        return "the models agree on every question: no test possible"
+    over = f" over {family} pairs" if family else ""
+    if np.isfinite(raw) and raw < ALPHA and np.isfinite(p):
+        where = (
+            f"after {name}{over} (p = {p:.2g}; unadjusted p = {raw:.2g} < {ALPHA:g}, as for "
+            "this pair alone)"
+        )
+    elif np.isfinite(p):
+        where = f"at this N (p = {p:.2g} after {name}{over})"
+    else:
+        where = f"at this N (z = {row['z']:.2f})"
+    kw = {"alpha": ALPHA, "power": POWER}
+    split = np.isfinite(row["data"]) and np.isfinite(row["prediction"])
+    if not split:  # one sample per question: only the total variance is known
+        need_n = required_questions(diff, data=row["total"], prediction=0.0, **kw)
+        return f"not distinguishable {where}; needs ~{need_n:,.0f} questions"
+    need_n = required_questions(
+        diff, data=max(row["data"], 0.0), prediction=row["prediction"], k=k, **kw
+    )
+    need_k = required_samples(
+        diff, n=n, data=max(row["data"], 0.0), prediction=row["prediction"], **kw
+    )
+    more_k = (
+        f" or K = {need_k:,.0f} samples per question"
+        if np.isfinite(need_k)
+        else "; more samples alone cannot do it (data noise)"
+    )
+    return f"not distinguishable {where}; needs ~{need_n:,.0f} questions at K = {k:g}{more_k}"

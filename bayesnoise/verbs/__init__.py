@@ -1,0 +1,36 @@
+"""The front door: one Python verb per command of the ``bayesnoise`` command line.
+
+Each verb takes the data (a path, several paths, a loaded dataset or an array) and the
+command's options as keyword arguments of the same names (``--confidence-level`` ->
+``confidence_level=``, ``--pairs`` -> ``pairs=True``, ``--no-progress`` -> ``progress=False``),
+and returns what the command prints: an ``xarray.Dataset`` with named dims (``model``,
+``pair``, ...) whose variables carry their registry description; :func:`tidy` gives the
+table the command prints. The command line only parses, calls the verb and formats.
+"""
+
+from . import plot
+from ._inputs import READ_OPTIONS
+from ._result import tidy
+from .decisions import passk, power, ranks
+from .outputs import columns, reference, report
+from .quality import leaderboard, questions
+from .tables import arena, compare, noise, pairs, posterior
+
+__all__ = [
+    "READ_OPTIONS",
+    "arena",
+    "columns",
+    "compare",
+    "leaderboard",
+    "noise",
+    "pairs",
+    "passk",
+    "plot",
+    "posterior",
+    "power",
+    "questions",
+    "ranks",
+    "reference",
+    "report",
+    "tidy",
+]

@@ -1,0 +1,139 @@
+"""The one way a verb turns its ``data`` argument and input options into a dataset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from bayesnoise.data import MODEL, DataError, attr
+
+#: Input options every data verb takes (the command line's shared input flags), with defaults.
+READ_OPTIONS = {
+    "benchmark": None,
+    "models": None,
+    "model_col": None,
+    "question_col": None,
+    "score_col": None,
+    "sample_col": None,
+    "count_col": None,
+    "benchmark_col": None,
+    "cluster_col": None,
+    "scorer": None,
+    "score_key": None,
+    "use_scored": False,
+    "merge_duplicates": False,
+    "metric": None,
+    "filter": None,
+    "intersect": False,
+}
+
+_COLUMN_ROLES = ("model", "question", "score", "sample", "count", "benchmark", "cluster")
+
+
+def check_read_options(read: dict) -> dict:
+    """``read`` with defaults filled in; an unknown option is a :class:`TypeError`."""
+    unknown = sorted(set(read) - set(READ_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"unknown option(s) {', '.join(unknown)}; input options are {', '.join(READ_OPTIONS)}"
+        )
+    return {**READ_OPTIONS, **read}
+
+
+def _model_list(models) -> list[str] | None:
+    if models is None:
+        return None
+    if isinstance(models, str):
+        models = [m.strip() for m in models.split(",")]
+    out = [str(m) for m in models if str(m).strip()]
+    return out or None
+
+
+def dataset(data, *, progress: bool = True, **read):
+    """The dataset that ``data`` and the input options describe.
+
+    ``data`` is anything :func:`bayesnoise.load` reads (a path, a glob, several paths, a
+    DataFrame, a DataArray of scores), a loaded dataset, or a numpy array of 0/1 scores shaped
+    ``(model, question)`` (one sample each) or ``(model, question, sample)``.
+    """
+    import xarray as xr
+
+    from bayesnoise.data import select_models
+    from bayesnoise.io import load
+
+    opts = check_read_options(read)
+    columns = {
+        role: opts[f"{role}_col"] for role in _COLUMN_ROLES if opts[f"{role}_col"] is not None
+    }
+    if isinstance(data, np.ndarray):
+        data = _array_scores(data)
+    if isinstance(data, xr.Dataset):
+        given = [k for k, v in opts.items() if v and k not in ("benchmark", "models", "intersect")]
+        if given:
+            raise DataError(
+                f"options {', '.join(given)} say how to read a file; the input is already a "
+                "loaded dataset"
+            )
+        ds = data
+    else:
+        if isinstance(data, list | tuple) and len(data) == 1:
+            data = data[0]
+        ds = load(
+            data,
+            benchmark=opts["benchmark"],
+            columns=columns or None,
+            scorer=opts["scorer"],
+            score_key=opts["score_key"],
+            metric=opts["metric"],
+            filter=opts["filter"],
+            incomplete="use-scored" if opts["use_scored"] else "error",
+            duplicates="merge" if opts["merge_duplicates"] else "error",
+            progress=None if progress else False,
+        )
+    wanted = _model_list(opts["models"])
+    if wanted:
+        ds = select_models(ds, wanted)
+    if opts["intersect"]:  # only the questions every model answered
+        from bayesnoise.data import complete
+
+        ds = complete(ds, on_missing="intersect")
+    return ds
+
+
+def _array_scores(a: np.ndarray):
+    import xarray as xr
+
+    if a.ndim == 2:
+        a = a[:, :, None]
+    if a.ndim != 3:
+        raise DataError(
+            f"a score array must be (model, question) or (model, question, sample); got shape "
+            f"{a.shape}"
+        )
+    return xr.DataArray(
+        a.astype(float),
+        dims=(MODEL, "question", "sample"),
+        coords={MODEL: [f"model_{i}" for i in range(a.shape[0])]},
+    )
+
+
+def select_pair(ds, names):
+    """The dataset restricted to the two models of ``pair=(A, B)``, in that order."""
+    names = [str(n) for n in names]
+    if len(names) != 2:
+        raise DataError(f"pair names two models, got {len(names)}: {names}")
+    models = list(map(str, ds[MODEL].values))
+    for name in names:
+        if name not in models:
+            raise DataError(
+                f"{attr(ds, 'source')}: pair names model {name!r}, which is not in the file; "
+                f"models are {', '.join(models)}"
+            )
+    if names[0] == names[1]:
+        raise DataError(f"pair names the same model twice ({names[0]!r}); give two models")
+    return ds.sel({MODEL: names})
+
+
+def source_name(path) -> str:
+    return Path(str(path)).name

@@ -1,0 +1,146 @@
+"""The output verbs: :func:`report` (an HTML page), :func:`reference` (a public benchmark's
+typical noise) and :func:`columns` (the column registry)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bayesnoise.data import DataError
+
+from ._inputs import dataset
+from ._result import to_result
+from .tables import _INPUT_DOC
+
+__all__ = ["columns", "reference", "report"]
+
+
+def report(
+    data,
+    *,
+    output,
+    title="bayesnoise report",
+    models_dir=None,
+    confidence_level=0.95,
+    seed=0,
+    progress=True,
+    **read,
+):
+    """Write one self-contained HTML report, a section per input (``bayesnoise report``).
+
+    Parameters
+    ----------
+    data : path, list of paths, xarray.Dataset, or mapping of section title -> either
+        One section per file or dataset.
+    output : path
+        The ``.html`` file to write.
+    title : str, default "bayesnoise report"
+    models_dir : path, optional
+        Folder of the reference noise tables (default: the packaged copy).
+    confidence_level : float, default 0.95
+    seed : int, default 0
+    progress : bool, default True
+        Progress lines on standard error.
+    **read
+        Input options (see :func:`bayesnoise.noise`).
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+
+    Examples
+    --------
+    >>> import bayesnoise as bn
+    >>> bn.report("examples/data/cruxeval_output_temp0.8.csv.gz", output="r.html")  # doctest: +SKIP
+    PosixPath('r.html')
+    """
+    from bayesnoise.report.html import write_report
+
+    output = Path(output)
+    if output.suffix.lower() not in (".html", ".htm"):
+        raise DataError(f"{output}: the report file must end in .html")
+    if isinstance(data, dict):
+        items = list(data.items())
+    else:
+        items = [(None, d) for d in (data if isinstance(data, list | tuple) else [data])]
+    inputs = {}
+    for name, item in items:
+        ds = dataset(item, progress=progress, **read)
+        title_ = name or str(ds.attrs.get("benchmark") or Path(str(item)).name)
+        if title_ in inputs:  # two inputs with the same benchmark name: use the file names
+            title_ = f"{title_} ({Path(str(item)).name})"
+        inputs[title_] = ds
+    return write_report(
+        inputs,
+        output,
+        title=title,
+        confidence_level=0.95 if confidence_level is None else confidence_level,
+        random_seed=seed,
+        on_missing="raise",
+        quiet=not progress,
+        models_dir=models_dir,
+    )
+
+
+def reference(benchmark, *, accuracy=None, models_dir=None):
+    """The typical noise of a public benchmark, from the bundled reference tables
+    (``bayesnoise reference``).
+
+    Parameters
+    ----------
+    benchmark : str
+        Benchmark name, e.g. ``"humaneval+"`` or ``"math500_cot"``.
+    accuracy : float, optional
+        Add the Beta-theory SEs of a model at this accuracy.
+    models_dir : path, optional
+        Folder of the reference tables (default: the packaged copy).
+
+    Returns
+    -------
+    xarray.Dataset
+        Dim ``row``: one row per run that measured the benchmark.
+
+    Examples
+    --------
+    >>> import bayesnoise as bn
+    >>> r = bn.reference("humaneval+")
+    >>> sorted(set(r["benchmark"].values.tolist()))
+    ['humaneval+']
+    """
+    from bayesnoise.report.html import reference_table
+
+    return to_result(reference_table(benchmark, accuracy=accuracy, models_dir=models_dir), "row")
+
+
+def columns():
+    """The column registry: every column name the package prints, what it means, its unit
+    (``bayesnoise columns``).
+
+    Returns
+    -------
+    xarray.Dataset
+        Dim ``row``: ``name, label, description, unit, scope, method``.
+
+    Examples
+    --------
+    >>> import bayesnoise as bn
+    >>> c = bn.columns().to_dataframe().set_index("name")
+    >>> c.loc["p_a_better_population", "scope"]
+    'question population'
+    """
+    import numpy as np
+    import xarray as xr
+
+    from bayesnoise.vocabulary import registry_rows
+
+    rows = registry_rows()
+    fields = ["name", "label", "description", "unit", "scope", "method"]
+    ds = xr.Dataset(
+        {f: ("row", np.asarray([r[f] for r in rows], dtype=str)) for f in fields},
+        coords={"row": np.arange(len(rows))},
+    )
+    ds.attrs["columns"] = fields
+    return ds
+
+
+report.__doc__ = report.__doc__.replace("{input}", _INPUT_DOC)

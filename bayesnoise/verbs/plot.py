@@ -1,0 +1,180 @@
+"""``bn.plot``: one function per figure of ``bayesnoise plot KIND``; each returns the figure.
+
+The command line saves what these return (``-o fig.png|svg|pdf``); in Python, save it with
+``fig.savefig(path)`` or show it in a notebook. Every function takes the same input options as
+the table verbs (``benchmark``, ``models``, column names, ...).
+
+Examples
+--------
+>>> import bayesnoise as bn
+>>> fig = bn.plot.heatmap("examples/data/cruxeval_output_temp0.8.csv.gz")
+>>> type(fig).__name__
+'Figure'
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bayesnoise.data import DataError
+
+from ._inputs import dataset
+
+__all__ = [
+    "KINDS",
+    "cdf",
+    "components",
+    "forest",
+    "heatmap",
+    "matrix",
+    "mcmc_forest",
+    "noise",
+    "power",
+    "rank",
+    "scatter",
+    "trace",
+]
+
+#: Pair statistics the matrix can be coloured by.
+STATISTICS = ("z", "difference", "p_value", "p_adjusted", "p_a_better", "p_a_better_population")
+
+
+def _figure(drawn):
+    return getattr(drawn, "figure", drawn)
+
+
+def noise(data, *, progress=True, **read):
+    """Paired SE of close pairs against accuracy, with the Beta theory (paper Figure 1)."""
+    from bayesnoise import plots
+
+    return _figure(plots.plot_noise_vs_accuracy(dataset(data, progress=progress, **read)))
+
+
+def components(data, *, progress=True, **read):
+    """The noise components of several files side by side (``data``: a list of paths)."""
+    from bayesnoise import plots
+
+    items = data if isinstance(data, list | tuple) else [data]
+    sets = {Path(str(f)).name: dataset(f, progress=progress, **read) for f in items}
+    return _figure(plots.plot_noise_components(sets))
+
+
+def heatmap(data, *, progress=True, **read):
+    """Per-question accuracy, questions x models, sorted (paper Figure 4)."""
+    from bayesnoise import plots
+
+    return _figure(plots.plot_heatmap(dataset(data, progress=progress, **read)))
+
+
+def cdf(data, *, bins=5, progress=True, **read):
+    """Per-question accuracy CDFs of model groups against fitted Betas (paper Figure 6)."""
+    from bayesnoise import plots
+
+    ds = dataset(data, progress=progress, **read)
+    return _figure(plots.plot_question_cdfs(ds, bins=bins))
+
+
+def forest(data, *, confidence_level=0.95, seed=0, progress=True, **read):
+    """Each model's accuracy with its four intervals (these questions / population x
+    frequentist / Bayesian)."""
+    from bayesnoise import decide, plots
+
+    ds = dataset(data, progress=progress, **read)
+    level = 0.95 if confidence_level is None else confidence_level
+    table = decide.compare_models(ds, confidence_level=level, random_seed=seed, progress=progress)
+    return _figure(plots.plot_forest(table))
+
+
+def _pair_rows(ds, statistic, seed):
+    from bayesnoise import conjugate, frequentist
+
+    rows = frequentist.pair_noise(ds, on_missing="raise")
+    if statistic.startswith("p_a_better"):
+        bayes = conjugate.posterior_pairs_table(ds, random_seed=seed, on_missing="raise")
+        rows = rows.merge(bayes[["model_a", "model_b", statistic]], on=["model_a", "model_b"])
+    return rows
+
+
+def matrix(data, *, statistic="z", seed=0, progress=True, **read):
+    """All pairs as a matrix coloured by ``statistic`` (one of :data:`STATISTICS`)."""
+    from bayesnoise import plots
+
+    if statistic not in STATISTICS:
+        raise DataError(f"statistic must be one of {', '.join(STATISTICS)}; got {statistic!r}")
+    ds = dataset(data, progress=progress, **read)
+    return _figure(plots.plot_pair_matrix(_pair_rows(ds, statistic, seed), statistic))
+
+
+def scatter(data, *, progress=True, **read):
+    """Accuracy of A against accuracy of B for every pair, significant pairs marked."""
+    from bayesnoise import plots
+
+    ds = dataset(data, progress=progress, **read)
+    return _figure(plots.plot_accuracy_scatter(_pair_rows(ds, "z", 0)))
+
+
+def power(data, *, progress=True, **read):
+    """Detectable difference against questions and samples, for the median close pair."""
+    import numpy as np
+
+    from bayesnoise import decide, plots
+    from bayesnoise.data import complete
+    from bayesnoise.frequentist import model_noise
+    from bayesnoise.report.html import typical_components
+
+    ds = dataset(data, progress=progress, **read)
+    paired = complete(ds, on_missing="raise")
+    close = decide.close_pairs(_pair_rows(paired, "z", 0))
+    if close.empty:
+        raise DataError(f"{ds.attrs.get('source', 'input')}: no close pairs (|A - B| < 5 SE)")
+    comps = typical_components(close)
+    k = float(np.median(model_noise(paired)["samples_per_question"]))
+    return _figure(
+        plots.plot_power(
+            comps["data"],
+            comps["prediction"],
+            n=paired.sizes["question"],
+            k=k,
+            total=comps["total"],
+            title=f"{ds.attrs.get('benchmark', '')}: median of {len(close)} close pairs",
+        )
+    )
+
+
+def _fit_figure(fit, kind):
+    from bayesnoise import plots
+    from bayesnoise.mcmc import load_fit
+
+    tree = load_fit(fit) if isinstance(fit, str | Path) else fit
+    return plots.plot_mcmc(tree, kind)
+
+
+def trace(fit):
+    """Trace plot of an MCMC fit (a path saved by ``posterior(..., save=)`` or the fit)."""
+    return _fit_figure(fit, "trace")
+
+
+def rank(fit):
+    """Rank plot of an MCMC fit."""
+    return _fit_figure(fit, "rank")
+
+
+def mcmc_forest(fit):
+    """Forest plot of an MCMC fit's posteriors."""
+    return _fit_figure(fit, "forest")
+
+
+#: Figure kinds of ``bayesnoise plot KIND`` and their functions.
+KINDS = {
+    "noise": noise,
+    "components": components,
+    "heatmap": heatmap,
+    "cdf": cdf,
+    "forest": forest,
+    "matrix": matrix,
+    "scatter": scatter,
+    "power": power,
+    "trace": trace,
+    "rank": rank,
+    "mcmc-forest": mcmc_forest,
+}

@@ -1,0 +1,555 @@
+"""The column registry: every column name the package prints, what it estimates, and how.
+
+One table, read by every table, CSV/JSON output, command-line help, report and plot label. The
+rules it encodes:
+
+* a name means one estimand computed one way wherever it appears; where two methods estimate
+  the same estimand the name says the method (``ubar`` from the closed form, ``ubar_mcmc``
+  from MCMC; ``se_data`` frequentist, ``se_data_bayes`` from the posterior);
+* the *scope* is either ``these questions`` (the N questions asked: prediction noise only) or
+  ``question population`` (new questions like these: data and prediction noise);
+* interval columns are ``<name>_low`` / ``<name>_high`` of a registered ``<name>``.
+
+Nothing here imports numpy or xarray: the registry is plain data.
+
+Examples
+--------
+>>> describe("mu_difference_low")["scope"]
+'question population'
+>>> label("p_a_better")
+'P(A > B), these questions'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["REGISTRY", "Column", "describe", "is_registered", "label", "registry_rows"]
+
+THESE = "these questions"
+POPULATION = "question population"
+NONE = ""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One registered column: its label, meaning, unit, scope and method."""
+
+    name: str
+    label: str
+    description: str
+    unit: str = ""
+    scope: str = NONE
+    method: str = ""
+    interval: bool = False  # ``<name>_low`` / ``<name>_high`` exist
+
+
+def _c(name, label, description, unit="", scope=NONE, method="", interval=False):
+    return Column(name, label, description, unit, scope, method, interval)
+
+
+_ACC = "fraction correct (0-1)"
+_DIFF = "difference of fractions correct (-1 to 1)"
+_PROB = "probability (0-1)"
+
+_ENTRIES = [
+    # identifiers and sizes
+    _c("model", "model", "model name"),
+    _c("model_a", "model A", "first model of the pair (differences are A - B)"),
+    _c("model_b", "model B", "second model of the pair"),
+    _c("benchmark", "benchmark", "benchmark (task) name"),
+    _c("question", "question", "question id"),
+    _c("models", "models", "number of models", "count"),
+    _c("questions", "questions", "number of questions the model (or pair) answered", "count"),
+    _c(
+        "samples_per_question",
+        "K",
+        "samples per question (the mean when it varies between questions)",
+        "count",
+    ),
+    _c("k", "k", "attempts per question in pass@k", "count"),
+    _c(
+        "planned_questions",
+        "N planned",
+        "questions of the planned eval (power; default: the file's)",
+        "count",
+    ),
+    _c(
+        "planned_samples_per_question",
+        "K planned",
+        "samples per question of the planned eval (power; default: the constant K with the "
+        "file's variance)",
+        "count",
+    ),
+    # frequentist, per model
+    _c(
+        "accuracy",
+        "accuracy",
+        "observed accuracy: mean over questions of the per-question mean score (of a question, "
+        "in `questions`: the mean over models); its interval is the frequentist score interval "
+        "for the accuracy on the question population",
+        _ACC,
+        POPULATION,
+        "freq",
+        True,
+    ),
+    _c(
+        "accuracy_here",
+        "accuracy, these questions (freq)",
+        "frequentist interval for the expected accuracy on these questions (Wilson at the "
+        "effective size from the unbiased prediction variance); point estimate = accuracy",
+        _ACC,
+        THESE,
+        "freq",
+        True,
+    ),
+    _c("accuracy_a", "accuracy A", "observed accuracy of model A on the pair's questions", _ACC),
+    _c("accuracy_b", "accuracy B", "observed accuracy of model B on the pair's questions", _ACC),
+    _c(
+        "se_total",
+        "SE total (K = 1)",
+        "standard error of a run with one sample per question: sqrt((data + prediction) / N)",
+        _ACC,
+        POPULATION,
+        "freq",
+    ),
+    _c(
+        "se_data",
+        "SE data",
+        "data-noise part of the SE: sqrt(var_i(E u_i) / N), small-K corrected",
+        _ACC,
+        POPULATION,
+        "freq",
+    ),
+    _c(
+        "se_prediction",
+        "SE prediction (K = 1)",
+        "prediction-noise part of the SE of one sample per question: sqrt(E u(1 - u) / N)",
+        _ACC,
+        THESE,
+        "freq",
+    ),
+    _c(
+        "se_mean",
+        "SE of the score",
+        "SE of the observed score (each question averaged over its K samples): "
+        "sqrt(var_i(p_i) / N)",
+        _ACC,
+        POPULATION,
+        "freq",
+    ),
+    # clustered questions
+    _c("clusters", "clusters", "number of question clusters", "count"),
+    _c(
+        "se_clustered",
+        "SE clustered",
+        "cluster-robust SE of the score (questions correlated within a cluster)",
+        _ACC,
+        POPULATION,
+        "freq",
+    ),
+    _c("se_iid", "SE iid", "SE of the score treating questions as independent", _ACC),
+    _c("design_effect", "design effect", "variance ratio clustered / independent questions"),
+    _c("design_effect_pair", "design effect (pair)", "design effect of the pair difference"),
+    _c("icc", "ICC", "intra-cluster correlation of per-question scores"),
+    _c(
+        "clustered",
+        "accuracy, cluster-robust",
+        "cluster-robust score interval for the population accuracy (point = accuracy)",
+        _ACC,
+        POPULATION,
+        "freq",
+        True,
+    ),
+    _c("z_clustered", "z clustered", "difference / cluster-robust SE"),
+    _c("p_clustered", "p clustered", "two-sided p-value of z_clustered (t, clusters - 1 df)"),
+    _c("p_clustered_adjusted", "p clustered adjusted", "p_clustered adjusted over all pairs"),
+    # frequentist, per pair
+    _c(
+        "difference",
+        "A - B",
+        "observed difference of accuracies on the shared questions; its interval is the "
+        "frequentist paired score interval for the difference on the question population",
+        _DIFF,
+        POPULATION,
+        "freq",
+        True,
+    ),
+    _c(
+        "difference_here",
+        "A - B, these questions (freq)",
+        "frequentist interval for the expected difference on these questions (Newcombe "
+        "combination of the two these-questions intervals); point estimate = difference",
+        _DIFF,
+        THESE,
+        "freq",
+        True,
+    ),
+    _c("z", "z", "difference / se_mean"),
+    _c(
+        "p_value",
+        "p (paired t)",
+        "two-sided paired t test of the difference (t = z sqrt((N - 1) / N), N - 1 df; "
+        "scipy.stats.ttest_rel on the K-averaged scores)",
+        _PROB,
+    ),
+    _c("p_adjusted", "p adjusted", "p_value adjusted over all pairs of the file (--adjust)", _PROB),
+    _c(
+        "p_sign_questions",
+        "p sign",
+        "exact sign test on the signs of the per-question differences",
+        _PROB,
+    ),
+    _c("p_permutation", "p permutation", "sign-flip permutation test of sum_i d_i", _PROB),
+    _c(
+        "p_sign_one_sample",
+        "p sign (one sample)",
+        "Eval-Arena's sign test of one sample against one sample",
+        _PROB,
+    ),
+    _c(
+        "p_mcnemar_one_sample",
+        "p McNemar (one sample)",
+        "Eval-Arena's McNemar test of one sample against one sample",
+        _PROB,
+    ),
+    _c("correlation", "correlation", "correlation of the two models' per-question scores"),
+    _c("se_bootstrap", "SE bootstrap", "paired bootstrap SE of the difference", _DIFF),
+    _c(
+        "simultaneous",
+        "A - B, simultaneous",
+        "interval for the population difference that holds for all pairs at once "
+        "(point = difference)",
+        _DIFF,
+        POPULATION,
+        "freq",
+        True,
+    ),
+    _c("p_simultaneous", "p simultaneous", "p-value adjusted for all pairs (max-|T|)", _PROB),
+    # conjugate Bayes, per model
+    _c(
+        "mu",
+        "mu (population, Bayes)",
+        "posterior median of the accuracy on the question population: the mean of the "
+        "per-question accuracies under a Dirichlet (shape-free) population; closed form",
+        _ACC,
+        POPULATION,
+        "bayes",
+        True,
+    ),
+    _c(
+        "ubar",
+        "ubar (these questions, Bayes)",
+        "posterior mean of mean_i u_i, the expected accuracy on these questions, under the "
+        "Beta-Bernoulli model (closed form, kappa integrated on a grid)",
+        _ACC,
+        THESE,
+        "bayes",
+        True,
+    ),
+    _c(
+        "kappa",
+        "kappa",
+        "concentration of the Beta question-difficulty population (posterior median)",
+        "",
+        NONE,
+        "bayes",
+    ),
+    _c(
+        "kappa_status",
+        "kappa status",
+        "estimated, at lower/upper bound, not identified (K = 1): prior, or assumed (--kappa)",
+    ),
+    _c(
+        "se_data_bayes",
+        "SE data (Bayes)",
+        "data-noise SE implied by the fitted Beta population: sqrt(mu(1 - mu) / (kappa + 1) / N)",
+        _ACC,
+        POPULATION,
+        "bayes",
+    ),
+    _c(
+        "se_prediction_bayes",
+        "SE prediction (Bayes)",
+        "prediction-noise SE (one sample per question) implied by the fitted Beta population",
+        _ACC,
+        THESE,
+        "bayes",
+    ),
+    # conjugate Bayes, per pair
+    _c(
+        "dbar",
+        "dbar (these questions, Bayes)",
+        "posterior mean of mean_i (u_A,i - u_B,i): A - B on these questions",
+        _DIFF,
+        THESE,
+        "bayes",
+        True,
+    ),
+    _c("p_a_better", "P(A > B), these questions", "posterior P(dbar > 0)", _PROB, THESE, "bayes"),
+    _c(
+        "mu_difference",
+        "mu A - mu B (population, Bayes)",
+        "posterior mean of the paired population difference (Dirichlet weights over questions)",
+        _DIFF,
+        POPULATION,
+        "bayes",
+        True,
+    ),
+    _c(
+        "p_a_better_population",
+        "P(A > B), population",
+        "posterior P(mu_difference > 0)",
+        _PROB,
+        POPULATION,
+        "bayes",
+    ),
+    # MCMC (full Bayes in PyMC)
+    _c(
+        "mu_beta",
+        "mu (Beta population, MCMC)",
+        "posterior mean of the Beta population mean mu of u_i ~ Beta(mu kappa, (1 - mu) kappa), "
+        "by MCMC; differs from mu when the difficulties are not Beta-shaped",
+        _ACC,
+        POPULATION,
+        "mcmc",
+        True,
+    ),
+    _c(
+        "ubar_mcmc",
+        "ubar (these questions, MCMC)",
+        "posterior mean of mean_i u_i by MCMC (checks ubar)",
+        _ACC,
+        THESE,
+        "mcmc",
+        True,
+    ),
+    _c("kappa_mcmc", "kappa (MCMC)", "posterior median of kappa by MCMC", "", NONE, "mcmc"),
+    _c(
+        "se_data_mcmc",
+        "SE data (MCMC)",
+        "data-noise SE implied by the MCMC posterior",
+        _ACC,
+        POPULATION,
+        "mcmc",
+    ),
+    _c(
+        "se_prediction_mcmc",
+        "SE prediction (MCMC)",
+        "prediction-noise SE (one sample per question) implied by the MCMC posterior",
+        _ACC,
+        THESE,
+        "mcmc",
+    ),
+    _c(
+        "dbar_mcmc",
+        "dbar (these questions, MCMC)",
+        "posterior mean of mean_i (u_A,i - u_B,i) by MCMC (checks dbar)",
+        _DIFF,
+        THESE,
+        "mcmc",
+        True,
+    ),
+    _c("p_a_better_mcmc", "P(A > B), these questions (MCMC)", "P(dbar > 0) by MCMC", _PROB),
+    _c(
+        "mu_beta_difference",
+        "mu A - mu B (Beta population, MCMC)",
+        "posterior mean of the difference of the Beta population means by MCMC",
+        _DIFF,
+        POPULATION,
+        "mcmc",
+        True,
+    ),
+    _c("p_a_better_beta", "P(mu_beta A > B)", "P(mu_beta_difference > 0) by MCMC", _PROB),
+    # ranks
+    _c("p_best", "P(best)", "probability that the model has the highest accuracy", _PROB),
+    _c("expected_rank", "expected rank", "expected rank (1 = best)"),
+    _c("rank", "rank", "rank interval (1 = best)", "", NONE, "", True),
+    _c("in_top_group", "top group", "the model cannot be told apart from the best"),
+    _c("group", "group", "compact letter display: models sharing a letter are tied"),
+    # power
+    _c(
+        "data",
+        "data variance",
+        "per-question data variance (of the pair difference in power), clipped at 0",
+    ),
+    _c(
+        "prediction",
+        "prediction variance",
+        "per-question prediction variance of one sample (of the pair difference in power)",
+    ),
+    _c("paired_min_difference", "min. difference (paired)", "smallest detectable", _DIFF),
+    _c("unpaired_min_difference", "min. difference (unpaired)", "smallest detectable", _DIFF),
+    _c("paired_questions_needed", "N needed (paired)", "questions for the power asked", "count"),
+    _c("paired_samples_needed", "K needed (paired)", "samples per question needed", "count"),
+    _c("unpaired_questions_needed", "N needed (unpaired)", "questions needed", "count"),
+    _c("unpaired_samples_needed", "K needed (unpaired)", "samples per question needed", "count"),
+    _c("cluster_size", "cluster size", "mean questions per cluster", "count"),
+    _c("clustered_min_difference", "min. difference (clusters)", "smallest detectable", _DIFF),
+    _c("clustered_clusters_needed", "clusters needed", "clusters for the power asked", "count"),
+    _c("clustered_questions_needed", "N needed (clusters)", "questions needed", "count"),
+    # pass@k
+    _c(
+        "pass_at_k",
+        "pass@k",
+        "mean over questions of the unbiased per-question pass@k estimate; its interval is "
+        "the frequentist interval for the population pass@k",
+        _ACC,
+        POPULATION,
+        "freq",
+        True,
+    ),
+    _c("se_pass_at_k", "SE pass@k", "SE of pass_at_k over questions", _ACC),
+    _c("pass_at_k_a", "pass@k A", "pass_at_k of model A", _ACC),
+    _c("pass_at_k_b", "pass@k B", "pass_at_k of model B", _ACC),
+    _c(
+        "pass_at_k_difference",
+        "pass@k A - B",
+        "pass_at_k_a - pass_at_k_b; its interval is frequentist, for the population",
+        _DIFF,
+        POPULATION,
+        "freq",
+        True,
+    ),
+    _c("se_pass_at_k_difference", "SE pass@k A - B", "paired SE of the difference", _DIFF),
+    _c("t_pass_at_k", "t pass@k", "paired t statistic of pass_at_k_difference (N - 1 df)"),
+    _c("p_value_pass_at_k", "p pass@k", "two-sided paired t test of pass_at_k_difference", _PROB),
+    _c(
+        "pass_at_k_bayes",
+        "pass@k, these questions (Bayes)",
+        "posterior mean of pass@k on these questions",
+        _ACC,
+        THESE,
+        "bayes",
+        True,
+    ),
+    _c(
+        "population_pass_at_k",
+        "pass@k, population (Bayes)",
+        "posterior mean of pass@k on the question population",
+        _ACC,
+        POPULATION,
+        "bayes",
+        True,
+    ),
+    # benchmark quality
+    _c(
+        "solved_by",
+        "solved by",
+        "number of models with at least one sample of the question correct",
+        "count",
+    ),
+    _c("weakest_solver", "weakest solver", "the least accurate model that solved the question"),
+    _c(
+        "weakest_solver_accuracy",
+        "weakest solver accuracy",
+        "overall accuracy of the weakest model that solved the question",
+        _ACC,
+    ),
+    _c(
+        "kendall_tau",
+        "Kendall tau",
+        "Kendall tau-b between the question's per-model scores and the models' overall "
+        "accuracies (scipy.stats.kendalltau); negative: better models do worse on it",
+    ),
+    _c(
+        "suspect_rank",
+        "suspect rank",
+        "rank of kendall_tau, most negative first (1 = most suspect)",
+    ),
+    _c(
+        "win_rate",
+        "win rate",
+        "Eval-Arena's win rate: mean over the other models and the questions of "
+        "P(the model passes and the other fails)",
+        _PROB,
+    ),
+    _c(
+        "elo",
+        "Elo",
+        "Bradley-Terry rating fitted to the expected win counts (ties are no battle), 400 points "
+        "per factor of 10 in odds, mean 1000; interval from a bootstrap over questions",
+        "Elo points",
+        POPULATION,
+        "freq",
+        True,
+    ),
+    # Eval-Arena summary
+    _c("p5_min", "p5 min", "smallest difference significant at 5% (Eval-Arena)", _DIFF),
+    _c("p5_max", "p5 max", "largest difference not significant at 5% (Eval-Arena)", _DIFF),
+    _c("p5_min_count", "p5 min count", "questions behind p5_min", "count"),
+    _c("p5_max_count", "p5 max count", "questions behind p5_max", "count"),
+    # reference noise models
+    _c("run", "run", "source run of the reference tables"),
+    _c("close_pairs", "close pairs", "pairs within 5 SE of each other", "count"),
+    _c("se_difference", "SE difference", "median paired SE of close pairs (K = 1)", _DIFF),
+    _c("se_difference_data", "SE difference data", "its data part", _DIFF),
+    _c("se_difference_prediction", "SE difference prediction", "its prediction part", _DIFF),
+    _c("benchmark_kappa", "benchmark kappa", "median kappa over the benchmark's models"),
+    _c("ratio_to_theory", "ratio to theory", "measured / Beta-theory SE (median)"),
+    _c("se_model", "SE model", "median SE of one model at K = 1", _ACC),
+    _c("se_model_theory", "SE model (theory)", "Beta-theory SE at the given accuracy", _ACC),
+    _c("se_model_data_theory", "SE data (theory)", "its data part", _ACC),
+    _c("se_model_prediction_theory", "SE prediction (theory)", "its prediction part", _ACC),
+    _c("se_difference_theory", "SE difference (theory)", "Beta-theory paired SE", _DIFF),
+]
+
+#: name -> :class:`Column`, in the order above.
+REGISTRY: dict[str, Column] = {c.name: c for c in _ENTRIES}
+
+
+def _base(name: str) -> tuple[Column, str]:
+    if name in REGISTRY:
+        return REGISTRY[name], ""
+    for end in ("_low", "_high"):
+        stem = name.removesuffix(end)
+        if stem != name and stem in REGISTRY and REGISTRY[stem].interval:
+            return REGISTRY[stem], end[1:]
+    raise KeyError(f"{name!r} is not a registered column; `bayesnoise columns` lists them all")
+
+
+def is_registered(name: str) -> bool:
+    """Whether ``name`` (or the ``_low``/``_high`` end of a registered interval) is registered."""
+    try:
+        _base(name)
+    except KeyError:
+        return False
+    return True
+
+
+def describe(name: str) -> dict[str, str]:
+    """The registry entry of a column (interval ends included) as a dict.
+
+    Examples
+    --------
+    >>> describe("accuracy_high")["description"].startswith("upper end")
+    True
+    """
+    col, end = _base(name)
+    text = col.description
+    if end:
+        text = f"{'lower' if end == 'low' else 'upper'} end of the interval of {col.name}: {text}"
+    label_ = f"{col.label} ({end})" if end else col.label
+    return {
+        "name": name,
+        "label": label_,
+        "description": text,
+        "unit": col.unit,
+        "scope": col.scope,
+        "method": col.method,
+    }
+
+
+def label(name: str) -> str:
+    """The short human label of a column (for table headers and axes)."""
+    return describe(name)["label"]
+
+
+def registry_rows() -> list[dict[str, str]]:
+    """Every registered name, interval ends included, as rows (for ``bayesnoise columns``)."""
+    rows = []
+    for col in _ENTRIES:
+        rows.append(describe(col.name))
+        if col.interval:
+            rows += [describe(f"{col.name}_low"), describe(f"{col.name}_high")]
+    return rows

@@ -1,0 +1,316 @@
+"""Question quality (Kendall tau, suspect / unsolved questions), win rate and Elo.
+
+Checked against independent references: scipy.stats.kendalltau one question at a time, pandas
+re-implementations of Eval-Arena's tables read straight from the JSONL files, and a plain
+Bradley-Terry maximum-likelihood fit written here with scipy.optimize.minimize.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import SHARED_DATA
+from scipy import optimize, special, stats
+
+import bayesnoise as bn
+from bayesnoise.data import from_arrays
+from bayesnoise.frequentist.elo import ELO_SCALE, bradley_terry, elo, win_matrix
+from bayesnoise.frequentist.quality import (
+    kendall_tau_b,
+    model_accuracy,
+    model_quality,
+    question_quality,
+    question_summary,
+    question_table,
+    win_rate,
+)
+
+ARENA_FILES = sorted(
+    [
+        *SHARED_DATA.glob("eval-arena/*.jsonl"),
+        *SHARED_DATA.glob("eval-arena/*/*.jsonl"),
+        *SHARED_DATA.glob("swebench-terminalbench/*.jsonl"),
+    ]
+)
+# Seed eval-arena README, "Errors and contamination": the 7 of the 10 most suspect MBPP+
+# questions that were confirmed wrong or underspecified by manual inspection.
+MBPP_CONFIRMED = {f"Mbpp/{i}" for i in (459, 581, 102, 615, 558, 559, 87)}
+
+
+def _rasch(m, n, seed, k=1):
+    rng = np.random.default_rng(seed)
+    ability = np.linspace(-1.0, 1.0, m)
+    prob = special.expit(ability[:, None] - rng.normal(0.0, 1.5, n)[None, :])
+    return rng.binomial(k, prob) / k
+
+
+# --- Kendall tau-b -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("max_levels", [64, 0], ids=["level-products", "pair-signs"])
+@pytest.mark.parametrize("values", [2, 5, None], ids=["binary", "five-levels", "continuous"])
+def test_kendall_tau_b_equals_scipy(max_levels, values):
+    rng = np.random.default_rng(7)
+    m, q = 23, 300
+    x = rng.integers(0, 8, m).astype(float)  # tied accuracies too
+    y = rng.random((m, q)) if values is None else rng.integers(0, values, (m, q)) / values
+    y[:, :3] = 0.5  # constant columns: tau undefined
+    got = kendall_tau_b(x, y, max_levels=max_levels)
+    ref = np.array([stats.kendalltau(y[:, j], x).statistic for j in range(q)])
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12)
+
+
+def test_kendall_tau_b_degenerate():
+    assert np.isnan(kendall_tau_b([1.0], [[1.0, 0.0]])).all()  # one model
+    assert np.isnan(kendall_tau_b([2.0, 2.0, 2.0], np.eye(3))).all()  # tied accuracies
+    assert kendall_tau_b([1.0, 2.0], [[0.0], [1.0]]).tolist() == [1.0]
+
+
+def test_model_accuracy_makes_float_ties_exact():
+    # 0.1 + 0.2 + 0.3 differs from 0.3 + 0.2 + 0.1 in the last bit; the same total is a tie
+    p = np.array([[0.1, 0.2, 0.3], [0.3, 0.2, 0.1], [0.0, 0.0, 0.1]])
+    acc = model_accuracy(p)
+    assert acc[0] == acc[1]
+
+
+# --- question table ------------------------------------------------------------------------
+
+
+def test_question_table_columns_and_ranks():
+    p = np.array([[1, 0, 0, 0, 1], [1, 1, 0, 0, 0], [0, 1, 1, 0, 1], [0, 1, 1, 0, 1.0]])
+    t = question_table(p, ["w", "x", "y", "z"], list("abcde"))
+    assert t["question"].tolist() == list("abcde")
+    assert t["solved_by"].tolist() == [2, 3, 2, 0, 3]
+    assert t["weakest_solver"].isna().tolist() == [False, False, False, True, False]
+    assert t["weakest_solver"].dropna().tolist() == ["w", "x", "y", "w"]
+    acc = model_accuracy(p)
+    np.testing.assert_allclose(
+        t["weakest_solver_accuracy"], [acc[0], acc[1], acc[2], np.nan, acc[0]]
+    )
+    np.testing.assert_allclose(t["accuracy"], p.mean(axis=0))
+    tau = t["kendall_tau"].to_numpy()
+    order = np.argsort(np.where(np.isnan(tau), np.inf, tau), kind="stable")
+    assert t["suspect_rank"].iloc[order[:4]].tolist() == [1, 2, 3, 4]
+    assert t["suspect_rank"].isna().tolist() == [False, False, False, True, False]
+    assert question_summary(t) == {
+        "questions": 5,
+        "unsolved": 1,
+        "solved_by_one": 0,
+        "tau_negative": int((tau < 0).sum()),
+        "tau_undefined": 1,
+    }
+
+
+def test_question_table_ties_keep_question_order():
+    p = np.array([[0, 0, 1.0], [1, 1, 1.0], [1, 1, 0.0]])  # questions 0 and 1 identical
+    t = question_table(p)
+    assert t["kendall_tau"][0] == t["kendall_tau"][1]
+    assert t["suspect_rank"][0] < t["suspect_rank"][1]
+
+
+def test_solved_uses_correct():
+    p = np.array([[0.0, 0.5], [1.0, 0.0]])
+    t = question_table(p, correct=np.array([[0.0, 1.0], [2.0, 0.0]]))
+    assert t["solved_by"].tolist() == [1, 1]
+
+
+def test_missing_cells_raise_not_drop():
+    p = np.array([[1.0, np.nan], [0.0, 1.0]])
+    for fn in (question_table, win_rate, elo):
+        with pytest.raises(ValueError, match="missing"):
+            fn(p)
+    ds = from_arrays(np.array([[1, 0, 1], [0, 0, 1]]), np.array([[1, 1, 1], [1, 0, 1]]))
+    with pytest.raises(ValueError):
+        question_quality(ds)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert len(question_quality(ds, on_missing="intersect")) == 2
+
+
+# --- win rate ------------------------------------------------------------------------------
+
+
+def test_win_rate_equals_pair_loop():
+    p = _rasch(7, 120, seed=3, k=10)
+    m = p.shape[0]
+    ref = [np.mean([np.mean(p[a] * (1 - p[b])) for b in range(m) if b != a]) for a in range(m)]
+    np.testing.assert_allclose(win_rate(p), ref, rtol=0, atol=1e-12)
+
+
+# --- Elo -----------------------------------------------------------------------------------
+
+
+def _reference_elo(p):
+    """Plain Bradley-Terry MLE: W by a double loop, model 0 pinned at 0, BFGS on -loglik."""
+    m = p.shape[0]
+    w = np.array(
+        [[np.sum(p[a] * (1 - p[b])) if a != b else 0.0 for b in range(m)] for a in range(m)]
+    )
+
+    def negloglik(free):
+        theta = np.r_[0.0, free]
+        diff = theta[:, None] - theta[None, :]
+        s = special.expit(diff)
+        grad = -(w * (1 - s)).sum(axis=1) + (w.T * (1 - s.T)).sum(axis=1)
+        return -(w * special.log_expit(diff)).sum(), grad[1:]
+
+    res = optimize.minimize(
+        negloglik, np.zeros(m - 1), jac=True, method="BFGS", options={"gtol": 1e-9}
+    )
+    theta = np.r_[0.0, res.x]
+    return ELO_SCALE * (theta - theta.mean())
+
+
+def _assert_elo_matches_reference(p):
+    got = elo(p, n_bootstrap=0)["elo"].to_numpy()
+    ref = _reference_elo(p)
+    # differences between models (both sides are anchored at mean 1000 / 0)
+    np.testing.assert_allclose(got - got.mean(), ref, rtol=0, atol=0.5)
+    assert got.mean() == pytest.approx(1000.0, abs=1e-9)
+
+
+def test_elo_equals_plain_mle_synthetic():
+    _assert_elo_matches_reference(_rasch(9, 400, seed=5))
+    _assert_elo_matches_reference(_rasch(6, 300, seed=6, k=10))
+
+
+def test_elo_bootstrap_contains_estimate_and_is_seeded():
+    p = _rasch(5, 300, seed=8)
+    a = elo(p, list("abcde"), n_bootstrap=300, random_seed=4)
+    b = elo(p, list("abcde"), n_bootstrap=300, random_seed=4)
+    pd.testing.assert_frame_equal(a, b)
+    assert ((a["elo_low"] < a["elo"]) & (a["elo"] < a["elo_high"])).all()
+    assert a.attrs["bootstrap_failed"] == 0
+
+
+def test_elo_bootstrap_refits_equal_scipy():
+    """The batched Newton refits of the bootstrap equal scipy's fit of the same replicate."""
+    p = _rasch(8, 250, seed=9)
+    n = p.shape[1]
+    rng = np.random.default_rng(11)
+    draws = rng.integers(0, n, size=(3, n))
+    table = elo(p, n_bootstrap=3, random_seed=11, confidence_level=0.5)
+    reps = [
+        ELO_SCALE * bradley_terry(win_matrix(p, np.bincount(d, minlength=n).astype(float)))
+        for d in draws
+    ]
+    lo, hi = np.quantile(np.array(reps), [0.25, 0.75], axis=0)
+    np.testing.assert_allclose(table["elo_low"] - 1000, lo, atol=1e-3)
+    np.testing.assert_allclose(table["elo_high"] - 1000, hi, atol=1e-3)
+
+
+def test_elo_without_mle_raises_and_failed_replicates_warn():
+    never_wins = np.array([[1, 1, 0, 1], [1, 0, 1, 0], [0, 0, 0, 0.0]])
+    with pytest.raises(ValueError, match="does not exist"):
+        elo(never_wins)
+    # b beats a on one question of 20: about a third of the replicates leave it out
+    p = np.zeros((2, 20))
+    p[0, :19] = 1.0
+    p[1, 19] = 1.0
+    with pytest.warns(RuntimeWarning, match="no finite Bradley-Terry"):
+        table = elo(p, n_bootstrap=200)
+    assert 30 < table.attrs["bootstrap_failed"] < 120
+    assert np.isfinite(table[["elo_low", "elo_high"]].to_numpy()).all()
+
+
+def test_model_quality_wrapper():
+    p = _rasch(4, 200, seed=12)
+    ds = from_arrays(p, np.ones_like(p), models=["a", "b", "c", "d"])
+    t = model_quality(ds, n_bootstrap=50)
+    assert t.columns.tolist() == ["model", "accuracy", "win_rate", "elo", "elo_low", "elo_high"]
+    assert t["model"].tolist() == ["d", "c", "b", "a"]  # best first
+    assert t["accuracy"].is_monotonic_decreasing
+
+
+@pytest.mark.slow
+def test_elo_bootstrap_coverage():
+    """Percentile intervals cover the true Elo at about the nominal rate.
+
+    Rasch data, P(a solves i) = sigmoid(theta_a - d_i) independently, satisfies Bradley-Terry
+    on expected wins exactly: E[p_a (1 - p_b)] / E[p_b (1 - p_a)] = e^(theta_a - theta_b) for
+    every question. So the true ratings are 1000 + ELO_SCALE (theta - mean theta).
+    Tolerance: 3.5 binomial Monte Carlo standard errors sqrt(c (1 - c) / R) with R data sets.
+    Indicators pooled over the M models are positively correlated, and the variance of their
+    mean is at most c (1 - c), so an SE with R (not R M) trials is conservative. Two-sided:
+    coverage that is too high fails as well as too low, and each tail is checked too.
+    """
+    reps, m, n, boot, level = 300, 5, 300, 300, 0.95
+    theta = np.linspace(-1.2, 1.2, m)
+    true = 1000.0 + ELO_SCALE * (theta - theta.mean())
+    rng = np.random.default_rng(2024)
+    below = above = 0
+    for r in range(reps):
+        d = rng.normal(0.0, 1.5, n)
+        p = (rng.random((m, n)) < special.expit(theta[:, None] - d[None, :])).astype(float)
+        t = elo(p, n_bootstrap=boot, confidence_level=level, random_seed=r)
+        below += int((true < t["elo_low"].to_numpy()).sum())
+        above += int((true > t["elo_high"].to_numpy()).sum())
+    coverage = 1.0 - (below + above) / (reps * m)
+    se = np.sqrt(level * (1 - level) / reps)
+    assert abs(coverage - level) <= 3.5 * se, (coverage, below, above)
+    tail = (1 - level) / 2
+    se_tail = np.sqrt(tail * (1 - tail) / reps)
+    for miss in (below, above):
+        assert abs(miss / (reps * m) - tail) <= 3.5 * se_tail, (below, above)
+
+
+# --- shared Eval-Arena files ---------------------------------------------------------------
+
+
+def _reference_tables(path):
+    """Eval-Arena's numbers by pandas from the raw JSONL (not through bayesnoise.load)."""
+    df = pd.read_json(path, lines=True)[["model", "example_id", "pass1"]]
+    acc = df.groupby("model")["pass1"].mean().round(12)
+    wide = df.pivot(index="model", columns="example_id", values="pass1")
+    tau = {
+        q: stats.kendalltau(wide[q].to_numpy(), acc[wide.index].to_numpy()).statistic
+        for q in wide.columns
+    }
+    # eval-arena's arena.py: every (A, B != A, question) battle, A wins with p_A (1 - p_B)
+    pa = df.merge(df, on="example_id", suffixes=("_a", "_b"))
+    pa = pa[pa["model_a"] != pa["model_b"]]
+    awins = pa["pass1_a"] * (1 - pa["pass1_b"])
+    rate = awins.groupby(pa["model_a"]).mean()
+    ex_acc = wide.mean(axis=0)
+    return pd.Series(tau), rate, int((ex_acc == 0).sum())
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("path", ARENA_FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_shared_files_match_reference(shared_data, path):
+    ds = bn.load(path)
+    table = question_quality(ds).set_index("question")
+    tau_ref, rate_ref, unsolved_ref = _reference_tables(path)
+    tau = table["kendall_tau"].reindex(tau_ref.index).to_numpy(dtype=float)
+    np.testing.assert_array_equal(np.isnan(tau), np.isnan(tau_ref.to_numpy()))
+    np.testing.assert_allclose(tau, tau_ref.to_numpy(), rtol=0, atol=1e-9)
+    summary = question_summary(table)
+    assert summary["unsolved"] == unsolved_ref
+    assert summary["tau_negative"] == int((tau_ref < 0).sum())
+    p = (ds["correct"] / ds["samples"]).values
+    rate = pd.Series(win_rate(p), index=ds["model"].values)
+    np.testing.assert_allclose(rate[rate_ref.index], rate_ref, rtol=0, atol=1e-9)
+
+
+@pytest.mark.shared_data
+def test_mbpp_plus_suspects_are_the_confirmed_errors(shared_data):
+    table = question_quality(bn.load(shared_data / "eval-arena" / "mbpp+.jsonl"))
+    top = set(table.nsmallest(10, "suspect_rank")["question"])
+    assert len(top & MBPP_CONFIRMED) >= 6, sorted(top)
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize(
+    "name",
+    [
+        "eval-arena/mbpp+",
+        "eval-arena/humaneval+",
+        "eval-arena/cruxeval_output",
+        "swebench-terminalbench/terminal-bench-2.0",
+    ],
+)
+def test_shared_elo_equals_plain_mle(shared_data, name):
+    ds = bn.load(shared_data / f"{name}.jsonl")
+    _assert_elo_matches_reference((ds["correct"] / ds["samples"]).values)
