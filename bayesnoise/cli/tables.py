@@ -22,9 +22,43 @@ ADD_INTERVAL = "add interval columns at this level"
 BAYES_LEVEL = "interval level (default 0.95)"
 
 
+#: The columns each command prints by default, described in its --help from the registry.
+SHOWN = {
+    "noise": "frequentist.MODEL_COLUMNS",
+    "pairs": "frequentist.PAIR_COLUMNS",
+    "arena": "frequentist.ARENA_COLUMNS",
+    "posterior": "conjugate.POSTERIOR_COLUMNS",
+    "ranks": "decide.RANK_COLUMNS",
+    "power": "frequentist.POWER_COLUMNS",
+    "passk": "frequentist.PASSK_COLUMNS",
+}
+
+
+def _epilog(name: str) -> str:
+    import importlib
+
+    from bayesnoise.vocabulary import describe
+
+    if name not in SHOWN:
+        return COLUMNS_HELP
+    module, attr = SHOWN[name].split(".")
+    columns = getattr(importlib.import_module(f"bayesnoise.{module}"), attr)
+    lines = [f"  {c:<24} {describe(c)['label']}" for c in columns]
+    return "columns:\n" + "\n".join(lines) + "\n\n" + COLUMNS_HELP
+
+
 def _command(sub, name: str, verb, text: str, *, inputs: bool = True):
+    import argparse
+
     parents = [input_parent(), output_parent()] if inputs else [output_parent()]
-    p = sub.add_parser(name, parents=parents, help=text, description=text, epilog=COLUMNS_HELP)
+    p = sub.add_parser(
+        name,
+        parents=parents,
+        help=text,
+        description=text,
+        epilog=_epilog(name),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.set_defaults(verb=verb, shows="table")
     return p
 
