@@ -23,21 +23,10 @@ from .simultaneous import SIMULTANEOUS_METHODS, max_abs_t_draws, simultaneous_in
 from .verdicts import CLOSE_FACTOR, close_pairs, verdict
 
 __all__ = [
-    "ADJUST_METHODS",
-    "CLOSE_FACTOR",
-    "RANK_COLUMNS",
-    "RANK_METHODS",
-    "SIMULTANEOUS_METHODS",
-    "adjust_pvalues",
-    "bootstrap_means",
     "close_pairs",
     "compact_letters",
     "compare_models",
     "compare_pairs",
-    "hierarchical_draws",
-    "letters_from_pairs",
-    "max_abs_t_draws",
-    "rank_summary",
     "rank_table",
     "simultaneous_intervals",
     "verdict",

@@ -29,11 +29,6 @@ from .pairs import model_accuracies, plot_accuracy_scatter, plot_pair_matrix
 from .power import plot_power
 
 __all__ = [
-    "FOREST_SERIES",
-    "MCMC_KINDS",
-    "heatmap_matrix",
-    "model_accuracies",
-    "pair_matrix",
     "plot_accuracy_scatter",
     "plot_forest",
     "plot_heatmap",
@@ -43,6 +38,5 @@ __all__ = [
     "plot_pair_matrix",
     "plot_power",
     "plot_question_cdfs",
-    "pooled_counts",
     "save_figure",
 ]
