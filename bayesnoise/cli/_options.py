@@ -99,8 +99,18 @@ def input_parent(*, file: bool = True) -> argparse.ArgumentParser:
         action="store_true",
         help="Inspect: merge the epochs of two logs of the same model and task",
     )
-    logs.add_argument("--metric", help="lm-eval: per-sample metric (default: the first)")
+    logs.add_argument(
+        "--metric",
+        help="lm-eval, lighteval, HELM: per-sample metric (lm-eval default: the first)",
+    )
     logs.add_argument("--filter", help="lm-eval: filter pipeline when a task has several")
+    cols.add_argument(
+        "--samples-per-question",
+        type=count,
+        metavar="K",
+        help="Eval-Arena pass1 tables: each pass1 is the mean of K samples "
+        "(read as round(pass1*K) correct of K)",
+    )
     return p
 
 

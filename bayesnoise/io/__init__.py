@@ -6,7 +6,8 @@
 - :mod:`.stream`: checking and aggregating the batches to (model, question) cells;
 - :mod:`.tables`: long tables from files or DataFrames;
 - :mod:`.arrays`: in-memory score arrays and wide matrices;
-- :mod:`.inspect_logs`, :mod:`.lm_eval`: Inspect AI logs and lm-eval-harness sample logs;
+- :mod:`.inspect_logs`, :mod:`.lm_eval`: Inspect AI logs and lm-eval-harness (and lmms-eval)
+  sample logs; :mod:`.lighteval`, :mod:`.helm`: lighteval details and HELM run directories;
 - :mod:`.save`: NetCDF and count tables that load back identical.
 """
 

@@ -42,11 +42,14 @@ class RawLog:
     status: str
     error: str | None
     epochs: int
-    planned: int | None  # samples in the dataset x epochs, when the header says
+    planned: int | None  # samples the run was to score (after --limit) x epochs, if known
     created: str
     scorers: list[str] = field(default_factory=list)
     records: list[dict] = field(default_factory=list)
     journal_only: bool = False
+    has_samples: bool = True  # False: the log was written without per-sample results
+    limit: object = None  # eval.config.limit as written (an int, or [start, end])
+    results: dict | None = None  # the header's own summary (``results``)
 
 
 def _is_eval_zip(path: Path) -> bool:
@@ -84,20 +87,36 @@ def is_log_file(path: Path) -> bool:
     return False
 
 
-def log_files(folder: Path) -> list[Path]:
-    """Inspect logs anywhere under ``folder``, in path order."""
+def log_files(folder: Path, not_logs: list | None = None) -> list[Path]:
+    """Inspect logs anywhere under ``folder``, in path order; the other ``.eval``/``.json``
+    files are appended to ``not_logs`` (with the reason) when it is given."""
     candidates = sorted(p for ext in ("*.eval", "*.json") for p in folder.rglob(ext))
-    return [p for p in candidates if is_log_file(p)]
+    found = []
+    for p in candidates:
+        if is_log_file(p):
+            found.append(p)
+        elif not_logs is not None:
+            not_logs.append((str(p), _not_a_log(p)))
+    return found
 
 
-def expand(paths) -> list[Path]:
+def _not_a_log(path: Path) -> str:
+    if path.name == "logs.json":
+        return "Inspect's index of the log folder, not a log"
+    if path.suffix.lower() == ".eval":
+        return "not a ZIP with header.json or _journal/ (damaged or cut short?)"
+    return "not an Inspect log (no eval and samples/results at the top)"
+
+
+def expand(paths, not_logs: list | None = None) -> list[Path]:
     """Files and folders -> the log files, each once; a missing path or a file that is not an
-    Inspect log raises :class:`DataError`."""
+    Inspect log raises :class:`DataError`. Files in the folders that are not logs are
+    appended to ``not_logs`` as ``(path, reason)`` when it is given."""
     out: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found = log_files(path)
+            found = log_files(path, not_logs)
             if not found:
                 raise DataError(f"{path}: no Inspect logs (.eval or .json) in this folder")
             out.extend(found)
@@ -105,6 +124,11 @@ def expand(paths) -> list[Path]:
             raise DataError(f"{path}: no such file")
         elif is_log_file(path):
             out.append(path)
+        elif path.suffix.lower() == ".eval":
+            raise DataError(
+                f"{path}: cannot read this .eval log: {_not_a_log(path)}; an Inspect .eval log "
+                "is a ZIP with header.json or _journal/start.json"
+            )
         else:
             raise DataError(
                 f"{path}: not an Inspect log (expected a .eval ZIP with header.json or "
@@ -149,13 +173,35 @@ def error_text(error) -> str | None:
     return text.strip().splitlines()[0][:200] if text.strip() else "error"
 
 
-def _raw(path: Path, header: dict, records: list, journal_only: bool = False) -> RawLog:
+def _planned(spec: dict) -> int | None:
+    """Samples the run was to score: the header's ``dataset.sample_ids`` (written after
+    ``--limit`` / ``--sample-id`` were applied), else ``dataset.samples`` cut by the limit."""
+    dataset = spec.get("dataset") or {}
+    ids = dataset.get("sample_ids")
+    if isinstance(ids, list) and ids:
+        return len(ids)
+    n = dataset.get("samples")
+    if not isinstance(n, int):
+        return None
+    limit = (spec.get("config") or {}).get("limit")
+    if isinstance(limit, int) and not isinstance(limit, bool):
+        return min(n, limit)
+    if isinstance(limit, list) and len(limit) == 2 and all(isinstance(x, int) for x in limit):
+        return max(0, min(n, limit[1]) - limit[0])
+    return n
+
+
+def _raw(
+    path: Path, header: dict, records: list, journal_only: bool = False, has_samples: bool = True
+) -> RawLog:
     spec = header.get("eval")
     if not isinstance(spec, dict) or "task" not in spec or "model" not in spec:
         raise DataError(f"{path}: the log has no eval.task / eval.model; is it an Inspect log?")
-    epochs = int((spec.get("config") or {}).get("epochs") or 1)
-    n = (spec.get("dataset") or {}).get("samples")
+    config = spec.get("config") or {}
+    epochs = int(config.get("epochs") or 1)
+    planned = _planned(spec)
     status = "crashed" if journal_only else str(header.get("status", "unknown"))
+    results = header.get("results")
     return RawLog(
         path=path,
         task=str(spec["task"]),
@@ -163,11 +209,14 @@ def _raw(path: Path, header: dict, records: list, journal_only: bool = False) ->
         status=status,
         error=error_text(header.get("error")),
         epochs=epochs,
-        planned=int(n) * epochs if isinstance(n, int) else None,
+        planned=planned * epochs if planned is not None else None,
         created=str(spec.get("created", "")),
         scorers=[str(s["name"]) for s in spec.get("scorers") or [] if isinstance(s, dict)],
         records=records,
         journal_only=journal_only,
+        has_samples=has_samples,
+        limit=config.get("limit"),
+        results=results if isinstance(results, dict) else None,
     )
 
 
@@ -191,14 +240,18 @@ def _read_eval(path: Path) -> RawLog:
             journal_only = True
         else:
             raise DataError(f"{path}: neither header.json nor _journal/start.json in the ZIP")
+        parts = sorted(
+            (n for n in names if n.startswith("_journal/summaries/")), key=_journal_number
+        )
         if "summaries.json" in names:
             records = _json(_member(zf, "summaries.json", path), path, "summaries.json")
         else:
-            parts = sorted(
-                (n for n in names if n.startswith("_journal/summaries/")), key=_journal_number
-            )
             records = [r for n in parts for r in _json(_member(zf, n, path), path, n)]
-    return _raw(path, header, records, journal_only)
+        if not isinstance(records, list):
+            raise DataError(f"{path}: summaries.json is not a list of sample summaries")
+        # Written without samples (log_samples=False): no summaries, no sample files.
+        has_samples = bool(records) or any(n.startswith("samples/") for n in names) or bool(parts)
+    return _raw(path, header, records, journal_only, has_samples)
 
 
 def _read_json(path: Path) -> RawLog:
@@ -209,7 +262,10 @@ def _read_json(path: Path) -> RawLog:
         raise DataError(f"{path}: cannot read ({err})") from None
     if not isinstance(obj, dict):
         raise DataError(f"{path}: a .json Inspect log is one JSON object")
-    return _raw(path, obj, obj.get("samples") or [])
+    samples = obj.get("samples")
+    if samples is not None and not isinstance(samples, list):
+        raise DataError(f"{path}: 'samples' is not a list of samples")
+    return _raw(path, obj, samples or [], has_samples=bool(samples))
 
 
 def read_log(path: Path) -> RawLog:

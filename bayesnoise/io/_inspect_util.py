@@ -92,3 +92,24 @@ def build_dataset(df: pd.DataFrame, *, name: str, benchmark: str, **attrs) -> xr
     ds = ds.sel(order) if order else ds
     ds.attrs.update({k: v for k, v in attrs.items() if v is not None})
     return ds
+
+
+def file_report(
+    loaded: Sequence[str],
+    skipped: Sequence[tuple[str, str]],
+    where: str,
+    other_tasks: Sequence[tuple[str, str]] = (),
+) -> str:
+    """The per-file report kept in ``ds.attrs["files"]``: one ``loaded: PATH`` or
+    ``skipped: PATH (reason)`` line per file found. The skipped ones are also said once in a
+    warning, so that nothing found is dropped without a word; files of another task than the
+    one chosen (``other_tasks``) are listed in the report only."""
+    lines = [f"loaded: {p}" for p in loaded] + [
+        f"skipped: {p} ({why})" for p, why in [*skipped, *other_tasks]
+    ]
+    if skipped:
+        warn(
+            f"{where}: {len(loaded)} files loaded, {len(skipped)} skipped: "
+            + more([f"{p} ({why})" for p, why in skipped])
+        )
+    return "\n".join(lines)

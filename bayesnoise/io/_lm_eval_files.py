@@ -4,7 +4,8 @@ that a run evaluated, and the records of a samples file.
 Layout (0.4.3+): ``OUT/<model>/results_<DATE>.json`` and ``samples_<task>_<DATE>.jsonl`` (one
 JSON object per line), the files of one run sharing ``<DATE>``. Before 0.4.3:
 ``OUT/results.json`` and ``<model args>_<task>.jsonl`` holding one JSON array. lmms-eval
-writes the same records.
+(since 2024-09) writes the same records under date-first names, ``<DATE>_results.json`` and
+``<DATE>_samples_<task>.jsonl`` with ``<DATE>`` = ``YYYYMMDD_HHMMSS``.
 """
 
 from __future__ import annotations
@@ -17,8 +18,24 @@ from pathlib import Path
 from bayesnoise.data import DataError
 
 _DATE = r"\d{4}-\d{2}-\d{2}T[0-9.\-]+"
+_LMMS_DATE = r"\d{8}_\d{6}|\d{4}-\d{2}-\d{2}T[0-9.\-]+"
 SAMPLES = re.compile(rf"^samples_(?P<task>.+)_(?P<date>{_DATE})\.jsonl?$")
 RESULTS = re.compile(rf"^results_(?P<date>{_DATE})\.json$")
+# lmms-eval: date first.
+LMMS_SAMPLES = re.compile(rf"^(?P<date>{_LMMS_DATE})_samples_(?P<task>.+)\.jsonl?$")
+LMMS_RESULTS = re.compile(rf"^(?P<date>{_LMMS_DATE})_results\.json$")
+
+
+def samples_name(name: str):
+    """The match of a samples file name (lm-eval's or lmms-eval's), with ``task`` and ``date``."""
+    return SAMPLES.match(name) or LMMS_SAMPLES.match(name)
+
+
+def results_name(name: str):
+    """The match of a results file name (lm-eval's or lmms-eval's), with ``date``."""
+    return RESULTS.match(name) or LMMS_RESULTS.match(name)
+
+
 OLD_RESULTS = "results.json"
 # Keys of a samples record that are not metric values (lines without a ``metrics`` list).
 NOT_METRICS = {
@@ -69,24 +86,34 @@ def _old_tasks(obj: dict) -> list[str]:
     return list(dict.fromkeys([*(obj.get("configs") or {}), *(obj.get("results") or {})]))
 
 
-def _add_folder(folder: Path, runs: dict) -> bool:
-    """Add the runs found directly in ``folder``; return whether there were any."""
+def _add_folder(folder: Path, runs: dict, stray: list | None = None) -> bool:
+    """Add the runs found directly in ``folder``; return whether there were any. Other
+    ``.json``/``.jsonl`` files there are appended to ``stray`` as ``(path, reason)``."""
     found = False
+    used: set[Path] = set()
     for path in sorted(folder.iterdir()):
-        if m := SAMPLES.match(path.name):
+        if m := samples_name(path.name):
             runs.setdefault((folder, m["date"]), Run(folder, m["date"])).samples[m["task"]] = path
             found = True
-        elif m := RESULTS.match(path.name):
+            used.add(path)
+        elif m := results_name(path.name):
             runs.setdefault((folder, m["date"]), Run(folder, m["date"])).results = path
             found = True
+            used.add(path)
     old = folder / OLD_RESULTS
     if old.is_file() and (obj := _old_results(old)):
         run = runs.setdefault((folder, ""), Run(folder, "", results=old))
+        used.add(old)
         for task in _old_tasks(obj):
             for path in sorted(folder.glob(f"*_{task}.json*")):
                 if path.suffix in (".json", ".jsonl") and path.name != OLD_RESULTS:
                     run.samples[task] = path
+                    used.add(path)
         found = True
+    if stray is not None and found:
+        for path in sorted(folder.iterdir()):
+            if path.suffix in (".json", ".jsonl") and path not in used and path.is_file():
+                stray.append((str(path), "not an lm-eval samples or results file name"))
     return found
 
 
@@ -94,9 +121,9 @@ def _add_file(path: Path, runs: dict) -> None:
     """Add the run of one file: all of it for a results file, one task for a samples file."""
     here: dict[tuple[Path, str], Run] = {}
     _add_folder(path.parent, here)
-    m = SAMPLES.match(path.name) or RESULTS.match(path.name)
+    m = samples_name(path.name) or results_name(path.name)
     run = here[(path.parent, m["date"] if m else "")]
-    if sample := SAMPLES.match(path.name):
+    if sample := samples_name(path.name):
         run.samples = {sample["task"]: path}
     old = runs.get((path.parent, run.date))
     if old is not None:
@@ -105,7 +132,7 @@ def _add_file(path: Path, runs: dict) -> None:
 
 
 def is_run_file(path: Path) -> bool:
-    if SAMPLES.match(path.name) or RESULTS.match(path.name):
+    if samples_name(path.name) or results_name(path.name):
         return True
     return path.name == OLD_RESULTS and _old_results(path) is not None
 
@@ -118,17 +145,18 @@ def is_output_folder(path: Path) -> bool:
     return False
 
 
-def find_runs(paths) -> list[Run]:
-    """The runs in the given files and folders (output folders, model folders, single files)."""
+def find_runs(paths, stray: list | None = None) -> list[Run]:
+    """The runs in the given files and folders (output folders, model folders, single files);
+    other ``.json``/``.jsonl`` files in those folders go to ``stray`` when it is given."""
     runs: dict[tuple[Path, str], Run] = {}
     for raw in paths:
         path = Path(raw)
         if not path.exists():
             raise DataError(f"{path}: no such file")
         if path.is_dir():
-            found = _add_folder(path, runs)
+            found = _add_folder(path, runs, stray)
             for sub in sorted(p for p in path.iterdir() if p.is_dir()):
-                found = _add_folder(sub, runs) or found
+                found = _add_folder(sub, runs, stray) or found
             if not found:
                 raise DataError(
                     f"{path}: no lm-eval output here (results_<DATE>.json and "
@@ -139,9 +167,25 @@ def find_runs(paths) -> list[Run]:
         else:
             raise DataError(
                 f"{path}: not an lm-eval output file (expected samples_<task>_<DATE>.jsonl, "
-                "results_<DATE>.json, or a folder holding them)"
+                "results_<DATE>.json (lmms-eval: <DATE>_samples_<task>.jsonl, "
+                "<DATE>_results.json), or a folder holding them)"
             )
     return list(runs.values())
+
+
+def results_of(run: Run) -> dict:
+    """The parsed results file of a run (``{}`` when it has none)."""
+    if run.results is None:
+        return {}
+    try:
+        obj = json.loads(run.results.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise DataError(
+            f"{run.results}: cannot read the results file ({err}); is it cut short?"
+        ) from None
+    if not isinstance(obj, dict):
+        raise DataError(f"{run.results}: a results file is one JSON object")
+    return obj
 
 
 def model_of(run: Run) -> str:
@@ -152,10 +196,7 @@ def model_of(run: Run) -> str:
             f"{run.label}: no results_{run.date}.json beside it to name the model "
             "(the samples file does not); give the model folder with both files"
         )
-    try:
-        obj = json.loads(run.results.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise DataError(f"{run.results}: cannot read the results file ({err})") from None
+    obj = results_of(run)
     if obj.get("model_name"):
         return str(obj["model_name"])
     args = (obj.get("config") or {}).get("model_args") or {}

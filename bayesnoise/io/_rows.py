@@ -17,6 +17,8 @@ from bayesnoise.data import DataError
 
 # Relative tolerance for "pass1 * count is a whole number": pass1 is printed with ~10 digits.
 _WHOLE_TOL = 1e-6
+# Absolute tolerance for "pass1 * K is a whole number" with samples_per_question=K.
+_ARENA_TOL = 1e-6
 # Relative tolerance for sum_sq against its bounds (rounding of written floats).
 _SQ_TOL = 1e-9
 _EXTENSIONS = (".gz", ".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".nc")
@@ -104,6 +106,26 @@ def arena_cells(rows: Rows) -> dict[str, np.ndarray]:
     """
     pass1 = rows.in_unit_range("pass1")
     return {"correct": pass1, "samples": np.ones(pass1.size), "sum_sq": pass1}
+
+
+def arena_count_cells(rows: Rows, k: int) -> dict[str, np.ndarray]:
+    """Eval-Arena rows whose ``pass1`` is the mean of ``k`` 0/1 samples: ``round(pass1 * k)``
+    correct out of ``k``; a row where ``pass1 * k`` is not within 1e-6 of a whole number is
+    refused (then ``pass1`` is not a mean over ``k`` samples)."""
+    pass1 = rows.in_unit_range("pass1")
+    raw = pass1 * k
+    correct = np.round(raw)
+    rows.reject(
+        np.abs(raw - correct) > _ARENA_TOL,
+        lambda i: (
+            f"{rows.labels['pass1']}={_fmt(pass1[i])} times samples_per_question={k} is "
+            f"{_fmt(raw[i])}, not a whole number of correct samples (within {_ARENA_TOL:g}): "
+            f"this pass1 is not a mean over {k} samples; give the right K "
+            "(CLI: --samples-per-question K), or leave it out to treat each value as one draw"
+        ),
+    )
+    samples = np.full(pass1.size, float(k))
+    return {"correct": correct, "samples": samples, "sum_sq": correct}
 
 
 def count_cells(rows: Rows) -> dict[str, np.ndarray]:

@@ -22,7 +22,15 @@ from bayesnoise._common import fmt_value as _fmt
 from bayesnoise.data import DataError
 
 from ._inspect_files import RawLog, error_text, expand, is_log_file, log_files, read_log
-from ._inspect_util import build_dataset, check_choice, choose, more, source_name, warn
+from ._inspect_util import (
+    build_dataset,
+    check_choice,
+    choose,
+    file_report,
+    more,
+    source_name,
+    warn,
+)
 from .columns import score_value
 
 __all__ = ["inspect_samples", "is_inspect_log", "read_inspect"]
@@ -119,18 +127,60 @@ def _value(log: RawLog, rec: dict, scorer: str, score_key: str | None):
     return number, None
 
 
-def _log_problem(log: RawLog, scored: int) -> str | None:
+def _limit_text(log: RawLog) -> str:
+    return f" (limit {_fmt(log.limit)})" if log.limit is not None else ""
+
+
+def _log_problem(log: RawLog, scored: int, left: int) -> tuple[str | None, str | None]:
+    """(problem, note): why the log did not finish (an error unless ``use-scored``), or a
+    note for a log that was cancelled after every planned sample was scored."""
     if log.status == "success":
-        return None
+        return None, None
+    ran = len(log.records)
+    if log.status == "cancelled" and log.planned is not None and ran >= log.planned and not left:
+        return None, (
+            f"{log.path.name} has status 'cancelled', but all {log.planned} planned (sample, "
+            f"epoch){_limit_text(log)} ran and were scored: loaded"
+        )
     what = (
         "crashed (only _journal/ is present)"
         if log.journal_only
         else f"has status {log.status!r}" + (f" ({log.error})" if log.error else "")
     )
     missing = ""
-    if log.planned is not None and log.planned > len(log.records):
-        missing = f"; {log.planned - len(log.records)} of {log.planned} (sample, epoch) never ran"
-    return f"{log.path.name} {what}{missing}; {scored} scored"
+    if log.planned is not None and log.planned > ran:
+        missing = (
+            f"; {log.planned - ran} of {log.planned} (sample, epoch){_limit_text(log)} never ran"
+        )
+    if not ran:
+        missing += "; no sample finished"
+    return f"{log.path.name} {what}{missing}; {scored} scored", None
+
+
+def header_summary(log: RawLog) -> str:
+    """The header's own results in words (``match: accuracy 0.8, stderr 0.2; 5 samples``)."""
+    results = log.results or {}
+    parts = []
+    for entry in results.get("scores") or []:
+        if not isinstance(entry, dict):
+            continue
+        metrics = entry.get("metrics") or {}
+        shown = ", ".join(
+            f"{k} {_fmt(v.get('value'))}" for k, v in metrics.items() if isinstance(v, dict)
+        )
+        parts.append(f"{entry.get('name')}: {shown}" if shown else str(entry.get("name")))
+    total = results.get("completed_samples", results.get("total_samples"))
+    text = "; ".join(parts) or "no scores"
+    return text + (f" over {total} samples" if total is not None else "")
+
+
+def _no_samples(log: RawLog) -> str:
+    return (
+        f"holds no per-sample results: the log was written without samples (log_samples=False, "
+        f"or saved from a header-only read); its header reports {header_summary(log)}. "
+        "bayesnoise needs each question's score: re-run the task with samples logged (the "
+        "default), or load the full log"
+    )
 
 
 def _merge_groups(logs: list[RawLog], duplicates: str, where: str) -> dict[str, list[RawLog]]:
@@ -179,7 +229,8 @@ def inspect_samples(
     """
     check_choice(incomplete, ("error", "use-scored"), "incomplete")
     check_choice(duplicates, ("error", "merge"), "duplicates")
-    files = expand(paths)
+    skipped: list[tuple[str, str]] = []
+    files = expand(paths, skipped)
     if not files:
         raise DataError("no Inspect logs given")
     where = source_name(files)
@@ -188,7 +239,16 @@ def inspect_samples(
     task = choose(
         tasks, benchmark, what="tasks", option="benchmark", cli="--benchmark NAME", where=where
     )
+    elsewhere = [(str(g.path), f"task {g.task!r}, not {task!r}") for g in logs if g.task != task]
     logs = [log for log in logs if log.task == task]
+    header_only = [g for g in logs if not g.has_samples and g.status == "success"]
+    if header_only:
+        if len(header_only) == len(logs):
+            first = header_only[0]
+            others = f" (and {len(header_only) - 1} more logs like it)" if len(logs) > 1 else ""
+            raise DataError(f"{first.path}{others}: {_no_samples(first)}")
+        skipped += [(str(g.path), _no_samples(g)) for g in header_only]
+        logs = [g for g in logs if g not in header_only]
     chosen = choose(
         _scorer_names(logs),
         scorer,
@@ -198,12 +258,12 @@ def inspect_samples(
         where=where,
     )
     _check_keys(logs, chosen, score_key, where)
-    rows, left_out, problems = [], [], []
+    rows, left_out, problems, notes = [], [], [], []
     for group in _merge_groups(logs, duplicates, where).values():
         offset = 0
         for log in group:
             seen: dict[tuple[str, int], object] = {}
-            scored = 0
+            scored, left = 0, len(left_out)
             for rec in log.records:
                 key = (str(rec["id"]), int(rec["epoch"]))
                 if key in seen:
@@ -218,11 +278,15 @@ def inspect_samples(
                     continue
                 scored += 1
                 rows.append((log.model, key[0], offset + key[1], number, str(log.path), *key))
-            problem = _log_problem(log, scored)
+            problem, note = _log_problem(log, scored, len(left_out) - left)
             if problem:
                 problems.append(problem)
+            if note:
+                notes.append(note)
             offset += max([log.epochs, *(k[1] for k in seen)])
     _report_incomplete(where, left_out, problems, incomplete)
+    if notes:
+        warn(f"{where}: " + "; ".join(notes))
     df = pd.DataFrame(
         rows, columns=["model", "example_id", "sample", "correct", "file", "id", "epoch"]
     )
@@ -230,8 +294,61 @@ def inspect_samples(
     df.attrs["left_out"] = left_out + problems
     df.attrs["scorer"] = chosen if score_key is None else f"{chosen}[{score_key}]"
     if df.empty:
-        raise DataError(f"{where}: no scored samples for task {task!r}")
+        raise DataError(
+            f"{where}: no scored samples for task {task!r}"
+            + (f" ({more(problems)})" if problems else "")
+        )
+    loaded = list(dict.fromkeys(df["file"]))
+    skipped += [(str(g.path), "no scored sample") for g in logs if str(g.path) not in loaded]
+    df.attrs["files"] = file_report(loaded, skipped, where, elsewhere)
+    df.attrs["log_results"] = _compare_with_logs(df, logs, chosen, score_key)
+    df.attrs["notes"] = notes
     return df
+
+
+def _header_metrics(log: RawLog, scorer: str, score_key: str | None) -> dict[str, float]:
+    """The header's metric values of the chosen scorer (and key)."""
+    for entry in (log.results or {}).get("scores") or []:
+        if not isinstance(entry, dict):
+            continue
+        name, owner = entry.get("name"), entry.get("scorer", entry.get("name"))
+        if (score_key is None and name == scorer) or (owner == scorer and name == score_key):
+            metrics = entry.get("metrics") or {}
+            return {
+                str(k): float(v["value"])
+                for k, v in metrics.items()
+                if isinstance(v, dict) and isinstance(v.get("value"), int | float)
+            }
+    return {}
+
+
+def _compare_with_logs(df: pd.DataFrame, logs, scorer: str, score_key: str | None) -> list[str]:
+    """Each log's own accuracy and stderr beside the loaded per-model mean and its standard
+    error. Inspect's ``stderr`` is the sample standard deviation (n - 1) of the per-question
+    scores over sqrt(n); bayesnoise divides by n, so its SE is smaller by sqrt((n - 1) / n)."""
+    out = []
+    for log in logs:
+        own = _header_metrics(log, scorer, score_key)
+        mine = df[df["file"] == str(log.path)]
+        if not own or mine.empty:
+            continue
+        per_question = mine.groupby("example_id")["correct"].mean().to_numpy()
+        n = per_question.size
+        mean = float(per_question.mean())
+        se_n = float(per_question.std(ddof=0) / math.sqrt(n))
+        accuracy = own.get("accuracy", own.get("mean"))
+        text = f"{log.model} ({log.path.name}): "
+        if accuracy is not None:
+            same = "same" if abs(accuracy - mean) <= 1e-9 else "DIFFERS"
+            text += f"log accuracy {_fmt(accuracy)}, loaded mean {_fmt(mean)} ({same})"
+        if "stderr" in own and n > 1:
+            text += (
+                f"; log stderr {_fmt(own['stderr'])} (sample SD with n - 1, n = {n}), "
+                f"loaded SE {_fmt(se_n)} (with n; = stderr x sqrt((n - 1)/n) = "
+                f"{_fmt(own['stderr'] * math.sqrt((n - 1) / n))})"
+            )
+        out.append(text)
+    return out
 
 
 def _report_incomplete(where: str, left_out: list, problems: list, incomplete: str) -> None:
@@ -314,13 +431,16 @@ def read_inspect(
         duplicates=duplicates,
     )
     files = list(dict.fromkeys(df["file"]))
-    notes = [f"scorer {df.attrs['scorer']}"]
+    notes = [f"scorer {df.attrs['scorer']}", *df.attrs["notes"]]
     if df.attrs["left_out"]:
         notes.append(f"left out (no score): {more(df.attrs['left_out'])}")
+    if df.attrs["log_results"]:
+        notes.append("compared with the logs' own results: " + " | ".join(df.attrs["log_results"]))
     return build_dataset(
         df,
         name=source_name([Path(p) for p in paths]) if paths else source_name(files),
         benchmark=str(df["benchmark_id"].iloc[0]),
         notes="\n".join(notes),
         logs=len(files),
+        files=df.attrs["files"],
     )

@@ -19,7 +19,7 @@ import xarray as xr
 from bayesnoise._common import fmt_value as _fmt
 from bayesnoise.data import DataError
 
-from ._inspect_util import build_dataset, choose, source_name, warn
+from ._inspect_util import build_dataset, choose, file_report, more, source_name, warn
 from ._lm_eval_files import (
     Run,
     find_runs,
@@ -27,10 +27,16 @@ from ._lm_eval_files import (
     is_run_file,
     metric_names,
     model_of,
+    results_of,
 )
 from ._lm_eval_files import read_records as _read_records
 
 __all__ = ["is_lm_eval", "lm_eval_samples", "read_lm_eval"]
+
+_RESULTS_ONLY = (
+    "results only, per-question results needed: re-run lm-eval with --log_samples (it writes "
+    "samples_<task>_<DATE>.jsonl beside the results file)"
+)
 
 
 def is_lm_eval(path: Path) -> bool:
@@ -98,10 +104,119 @@ def _choose_filter(records: dict, chosen: str | None, task: str, where: str) -> 
     )
 
 
-def _collect(runs, records, task, filt, metric):
+def _filter_names(results: dict, task: str) -> list[str]:
+    """The task's filter pipelines in the order lm-eval ran them: its config's ``filter_list``,
+    else the ``metric,filter`` keys of its results."""
+    config = (results.get("configs") or {}).get(task) or {}
+    listed = [f.get("name") for f in config.get("filter_list") or [] if isinstance(f, dict)]
+    if listed and all(isinstance(n, str) for n in listed):
+        return listed
+    keys = (results.get("results") or {}).get(task) or {}
+    found = [k.split(",", 1)[1] for k in keys if "," in k and "_stderr," not in k]
+    return list(dict.fromkeys(found))
+
+
+def _split_repeats(lines: list, run: Run, task: str, path: Path) -> tuple[list, str | None]:
+    """Records of a samples file written before lm-eval 0.4.7 (no ``filter`` field) whose
+    documents repeat once per filter pipeline, each given its filter; and a note.
+
+    lm-eval logs every document once per filter, filter after filter in the task's filter
+    order (each rank's share in turn when run on several devices), so the k-th occurrence of
+    a ``doc_id`` belongs to the k-th filter. The split is checked against the run's own
+    per-filter results: it is used only if every filter's mean equals the harness's."""
+    if not lines or any(rec[2] is not None for rec in lines):
+        return lines, None
+    counts: dict[str, int] = {}
+    for rec in lines:
+        counts[str(rec[1])] = counts.get(str(rec[1]), 0) + 1
+    times = set(counts.values())
+    if times == {1}:
+        return lines, None
+    results = results_of(run)
+    filters = _filter_names(results, task)
+    if len(times) > 1 or len(filters) != next(iter(times)):
+        raise DataError(
+            f"{path}: documents repeat ({', '.join(str(t) for t in sorted(times))} times) and "
+            f"the records have no filter field (lm-eval < 0.4.7), but the run's results name "
+            f"{len(filters)} filters ({', '.join(filters) or 'none'}); cannot tell which record "
+            "is which filter. Re-run with lm-eval >= 0.4.7, which writes the filter"
+        )
+    seen: dict[str, int] = {}
+    out = []
+    for line, doc_id, _, doc_hash, names, values in lines:
+        k = seen.get(str(doc_id), 0)
+        seen[str(doc_id)] = k + 1
+        out.append((line, doc_id, filters[k], doc_hash, names, values))
+    _check_split(out, results.get("results", {}).get(task) or {}, filters, path)
+    return out, (
+        f"{path.name}: no filter field (lm-eval < 0.4.7); its {len(filters)} repetitions of each "
+        f"document told apart by order as {', '.join(filters)}, checked against the run's results"
+    )
+
+
+def _check_split(lines: list, aggregate: dict, filters: list[str], path: Path) -> None:
+    checked = False
+    for filt in filters:
+        mine = [rec for rec in lines if rec[2] == filt]
+        for metric in mine[0][4] if mine else []:
+            theirs = aggregate.get(f"{metric},{filt}")
+            values = [rec[5].get(metric) for rec in mine]
+            if not isinstance(theirs, int | float) or not all(
+                isinstance(v, int | float) for v in values
+            ):
+                continue
+            checked = True
+            if abs(float(np.mean(values)) - theirs) > 1e-9:
+                raise DataError(
+                    f"{path}: split by order into filters {', '.join(filters)}, the mean "
+                    f"{metric} of {filt!r} is {_fmt(float(np.mean(values)))} but the run's results "
+                    f"say {_fmt(theirs)}; cannot tell which record is which filter. Re-run with "
+                    "lm-eval >= 0.4.7, which writes the filter"
+                )
+    if not checked:
+        raise DataError(
+            f"{path}: documents repeat once per filter ({', '.join(filters)}) without a filter "
+            "field (lm-eval < 0.4.7), and the run's results have no per-filter value to check "
+            "the order against; re-run with lm-eval >= 0.4.7, which writes the filter"
+        )
+
+
+def _usable(runs, records, task, filt, metric):
+    """The runs whose samples file has the filter and the metric used, the metric (default:
+    the first of the first record), and ``(path, reason)`` for the others."""
+    use, keep, skipped, first = metric, [], [], None
+    for run in runs:
+        path = run.samples[task]
+        lines = [rec for rec in records[path] if filt is None or str(rec[2]) == filt]
+        why = None
+        if not lines:
+            have = sorted({str(rec[2]) for rec in records[path]})
+            why = f"no filter {filt!r}: it has {', '.join(have)}"
+        else:
+            use = use or (lines[0][4][0] if lines[0][4] else None)
+            names = list(dict.fromkeys(n for rec in lines for n in rec[4]))
+            if use is not None and not any(use in rec[5] for rec in lines):
+                why = f"no metric {use!r}: it has {', '.join(names) or 'none'}"
+                first = first or (path, lines[0][0], names)
+        if why is None:
+            keep.append(run)
+            continue
+        skipped.append((str(path), why))
+        if run.results is not None:
+            skipped.append((str(run.results), f"results of a skipped run ({path.name}: {why})"))
+    if not keep and first is not None:
+        path, line, names = first
+        raise DataError(
+            f"{path}, line {line}: no metric {use!r} on this record; it has "
+            f"{', '.join(names) or 'none'} (choose with metric=..., CLI: --metric NAME)"
+        )
+    return keep, use, skipped
+
+
+def _collect(runs, records, task, filt, use):
     """Rows ``(model, doc_id, run index, score, file, line, metric)``, the metrics seen and
-    the runs per model; ``metric=None`` uses the first metric of the first record."""
-    rows, hashes, metrics, use = [], {}, {}, metric
+    the runs per model."""
+    rows, hashes, metrics = [], {}, {}
     by_model: dict[str, list[Run]] = {}
     for run in runs:
         by_model.setdefault(run.model, []).append(run)
@@ -113,7 +228,6 @@ def _collect(runs, records, task, filt, metric):
                 if filt is not None and str(f) != filt:
                     continue
                 metrics.update(dict.fromkeys(names))
-                use = use or (names[0] if names else None)
                 if use not in rec:
                     raise DataError(
                         f"{path}, line {line}: no metric {use!r} on this record; it has "
@@ -168,19 +282,47 @@ def lm_eval_samples(
     >>> lm_eval_samples([folder])["correct"].tolist()
     [1.0, 0.0]
     """
-    runs = find_runs(paths)
+    stray: list[tuple[str, str]] = []
+    runs = find_runs(paths, stray)
     where = source_name([Path(p) for p in paths])
-    tasks = list(dict.fromkeys(t for run in runs for t in run.samples))
+    with_samples = [run for run in runs if run.samples]
+    results_only = [(str(run.label), _RESULTS_ONLY) for run in runs if not run.samples]
+    if not with_samples:
+        shown = more([p for p, _ in results_only])
+        raise DataError(
+            f"{where}: results only ({shown}): these hold each task's aggregate score, but "
+            f"bayesnoise needs per-question results; {_RESULTS_ONLY}"
+        )
+    tasks = list(dict.fromkeys(t for run in with_samples for t in run.samples))
     task = choose(
         tasks, benchmark, what="tasks", option="benchmark", cli="--benchmark NAME", where=where
     )
-    runs = [run for run in runs if task in run.samples]
+    elsewhere = [
+        (str(path), f"task {t!r}, not {task!r}")
+        for run in with_samples
+        for t, path in run.samples.items()
+        if t != task
+    ]
+    runs = [run for run in with_samples if task in run.samples]
     for run in runs:
         run.model = model_of(run)
     _check_same_date(runs)
-    records = {run.samples[task]: _light(run.samples[task], metric) for run in runs}
+    records, split_notes = {}, []
+    for run in runs:
+        path = run.samples[task]
+        records[path], note = _split_repeats(_light(path, metric), run, task, path)
+        if note:
+            split_notes.append(note)
     filt = _choose_filter(records, filter, task, where)
-    rows, metrics, by_model = _collect(runs, records, task, filt, metric)
+    runs, metric_used, skipped = _usable(runs, records, task, filt, metric)
+    skipped = [*stray, *results_only, *skipped]
+    if not runs:
+        raise DataError(
+            f"{where}: no run of task {task!r} has "
+            + (f"filter {filt!r} and " if filt else "")
+            + f"metric {metric_used!r}: {more([f'{p} ({why})' for p, why in skipped])}"
+        )
+    rows, metrics, by_model = _collect(runs, records, task, filt, metric_used)
     if not rows:
         raise DataError(f"{where}: task {task!r} has no scored documents")
     df = pd.DataFrame(
@@ -192,6 +334,7 @@ def lm_eval_samples(
         f"metric {used}"
         + ("" if metric else f" (the first of {', '.join(metrics)}; choose with metric=)"),
         f"filter {filt}" if filt is not None else "no filter field",
+        *split_notes,
     ]
     runs_per_model = {m: len(g) for m, g in by_model.items()}
     if len(set(runs_per_model.values())) > 1:
@@ -204,7 +347,9 @@ def lm_eval_samples(
         )
         warn(message)
         notes.append(message)
-    df.attrs.update(metric=used, filter=filt, runs=runs_per_model, notes=notes)
+    loaded = [str(p) for run in runs for p in (run.samples[task], run.results) if p is not None]
+    files = file_report(loaded, skipped, where, elsewhere)
+    df.attrs.update(metric=used, filter=filt, runs=runs_per_model, notes=notes, files=files)
     return df.drop(columns="metric")
 
 
@@ -294,4 +439,5 @@ def read_lm_eval(
         benchmark=str(df["benchmark_id"].iloc[0]),
         notes="\n".join(df.attrs["notes"]),
         runs=max(df.attrs["runs"].values()),
+        files=df.attrs["files"],
     )

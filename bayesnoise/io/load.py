@@ -20,21 +20,27 @@ from .tables import read_files, read_frame
 
 __all__ = ["load"]
 
-_KNOWN = f"{TEXT_TYPES}, Inspect logs (.eval, .json), lm-eval output folders or files, or .nc"
+_KNOWN = (
+    f"{TEXT_TYPES}, Inspect logs (.eval, .json), lm-eval output folders or files, lighteval "
+    "details, HELM run directories, or .nc"
+)
 # Each option: the sources it applies to, and its command-line flag.
 _OPTIONS = {
-    "columns": ("tables", "--model-col/--question-col/--score-col/..."),
-    "scorer": ("inspect", "--scorer"),
-    "score_key": ("inspect", "--score-key"),
-    "incomplete": ("inspect", "--use-scored"),
-    "duplicates": ("inspect", "--merge-duplicates"),
-    "metric": ("lm_eval", "--metric"),
-    "filter": ("lm_eval", "--filter"),
+    "columns": (("tables",), "--model-col/--question-col/--score-col/..."),
+    "samples_per_question": (("tables",), "--samples-per-question"),
+    "scorer": (("inspect",), "--scorer"),
+    "score_key": (("inspect",), "--score-key"),
+    "incomplete": (("inspect",), "--use-scored"),
+    "duplicates": (("inspect",), "--merge-duplicates"),
+    "metric": (("lm_eval", "lighteval", "helm"), "--metric"),
+    "filter": (("lm_eval",), "--filter"),
 }
 _WHAT = {
     "tables": "tables (CSV, TSV, JSON Lines, Parquet, DataFrame)",
     "inspect": "Inspect logs",
     "lm_eval": "lm-eval output",
+    "lighteval": "lighteval details",
+    "helm": "HELM runs",
     "netcdf": "a NetCDF dataset",
     "array": "a DataArray",
     "dataset": "a Dataset",
@@ -48,10 +54,13 @@ def _refuse_others(options: dict, kind: str, name: str) -> None:
         if value is None or value == _DEFAULTS.get(key):
             continue
         applies, flag = _OPTIONS[key]
-        if applies != kind:
+        if kind not in applies:
+            also = " and ".join(_WHAT[a] for a in applies[1:])
             raise DataError(
-                f"{name}: {key}= (CLI: {flag}) applies to {_WHAT[applies]}, not to "
-                f"{_WHAT[kind]}; leave it out"
+                f"{name}: {key}= (CLI: {flag}) applies to {_WHAT[applies[0]]}, not to "
+                f"{_WHAT[kind]}"
+                + (f" (it applies to {also} too)" if also else "")
+                + "; leave it out"
             )
 
 
@@ -95,6 +104,10 @@ def _kind(path: Path) -> tuple[str, list[Path]]:
             return "lm_eval", [path]
         if _is("inspect_logs", "is_inspect_log", path):
             return "inspect", [path]
+        if _is("helm", "is_helm", path):
+            return "helm", [path]
+        if _is("lighteval", "is_lighteval", path):
+            return "lighteval", [path]
         tables = sorted(p for p in path.iterdir() if p.is_file() and table_kind(p)[0])
         if not tables:
             raise DataError(f"{path}: is a folder without result files; it may hold {_KNOWN}")
@@ -106,6 +119,10 @@ def _kind(path: Path) -> tuple[str, list[Path]]:
         return "inspect", [path]
     if table_kind(path)[0] in ("json", "jsonl") and _is("lm_eval", "is_lm_eval", path):
         return "lm_eval", [path]
+    if _is("helm", "is_helm", path):
+        return "helm", [path]
+    if _is("lighteval", "is_lighteval", path):
+        return "lighteval", [path]
     if table_kind(path)[0] is None:
         shown = "".join(path.suffixes[-2:]) or path.name
         raise DataError(f"{path}: unknown file type {shown!r}; use {_KNOWN}")
@@ -143,7 +160,21 @@ def _load_paths(paths: list[Path], options: dict, benchmark, progress) -> xr.Dat
         return read_lm_eval(
             files, benchmark=benchmark, metric=options["metric"], filter=options["filter"]
         )
-    return read_files(files, columns=options["columns"], benchmark=benchmark, progress=progress)
+    if kind == "lighteval":
+        from .lighteval import read_lighteval
+
+        return read_lighteval(files, benchmark=benchmark, metric=options["metric"])
+    if kind == "helm":
+        from .helm import read_helm
+
+        return read_helm(files, benchmark=benchmark, metric=options["metric"])
+    return read_files(
+        files,
+        columns=options["columns"],
+        benchmark=benchmark,
+        progress=progress,
+        samples_per_question=options["samples_per_question"],
+    )
 
 
 def load(
@@ -157,6 +188,7 @@ def load(
     filter: str | None = None,
     incomplete: str = "error",
     duplicates: str = "error",
+    samples_per_question: int | None = None,
     progress: bool | None = None,
 ) -> xr.Dataset:
     """Load question-level eval results from files or in-memory tables, detecting the format.
@@ -171,7 +203,10 @@ def load(
       (a fractional ``pass1`` without counts is flagged ``counts_known=False``). Several files
       are concatenated. Large files are aggregated while read, in batches;
     * Inspect AI logs (``.eval``, ``.json``, folders of them: one log = one model on one task);
-    * lm-evaluation-harness ``--log_samples`` output (folders, ``samples_*.jsonl``);
+    * lm-evaluation-harness ``--log_samples`` output (folders, ``samples_*.jsonl``; also
+      lmms-eval's ``<DATE>_samples_<task>.jsonl``);
+    * lighteval ``--save-details`` files (``details_<task>_<DATE>.parquet``, also Open LLM
+      Leaderboard details) and HELM run directories (``per_instance_stats.json``);
     * NetCDF written by :func:`bayesnoise.save`; a wide DataFrame (rows = questions, columns =
       models, all numeric); a DataArray of scores ``(model, question, sample)``; a Dataset.
 
@@ -191,7 +226,12 @@ def load(
         Inspect logs only: which scorer, which key of a dict score; ``incomplete="use-scored"``
         loads what was scored; ``duplicates="merge"`` merges two logs of one model and task.
     metric, filter : str, optional
-        lm-eval output only: per-sample metric and filter pipeline.
+        Per-sample metric (lm-eval, lighteval, HELM) and filter pipeline (lm-eval).
+    samples_per_question : int, optional
+        Eval-Arena tables only: each fractional ``pass1`` is the mean of this many 0/1
+        samples; it is read as ``round(pass1 * K)`` correct out of K (an error names the row
+        where ``pass1 * K`` is not within 1e-6 of a whole number), so that the Beta-Binomial
+        commands can use it.
     progress : bool, optional
         Progress display on standard error for tables that take more than two seconds to
         read: None (default) when standard error is a terminal, True always, False never.
@@ -232,6 +272,7 @@ def load(
         "duplicates": duplicates,
         "metric": metric,
         "filter": filter,
+        "samples_per_question": samples_per_question,
     }
     if isinstance(source, xr.Dataset):
         _refuse_others(options, "dataset", "Dataset")
@@ -241,7 +282,13 @@ def load(
         return from_sample_array(source, benchmark=benchmark or str(source.name or "benchmark"))
     if isinstance(source, pd.DataFrame):
         _refuse_others(options, "tables", "DataFrame")
-        if columns is None and looks_wide(source):
+        if columns is None and looks_wide(source) and samples_per_question is None:
             return from_wide(source, benchmark=benchmark or "benchmark")
-        return read_frame(source, columns=columns, benchmark=benchmark, progress=progress)
+        return read_frame(
+            source,
+            columns=columns,
+            benchmark=benchmark,
+            progress=progress,
+            samples_per_question=samples_per_question,
+        )
     return _load_paths(_expand(source), options, benchmark, progress)

@@ -17,7 +17,7 @@ from bayesnoise._common import fmt_value as _fmt
 from bayesnoise._progress import Progress
 from bayesnoise.data import DataError, from_arrays
 
-from ._rows import CELLS, Rows, place
+from ._rows import CELLS, Rows, arena_count_cells, place
 from .columns import Layout
 
 __all__ = ["aggregate", "reading_progress"]
@@ -141,8 +141,16 @@ class _Cells:
 
 
 class _Aggregator:
-    def __init__(self, layout: Layout, benchmark: str | None, sources: list, name: str):
+    def __init__(
+        self,
+        layout: Layout,
+        benchmark: str | None,
+        sources: list,
+        name: str,
+        samples_per_question: int | None = None,
+    ):
         self.layout, self.benchmark, self.sources, self.name = layout, benchmark, sources, name
+        self.per_question = samples_per_question
         self.codes = {role: _Codes() for role in _ID_ROLES}
         self.cells = _Cells("sample" in layout.keys)
         self.cluster = np.full(64, -1, dtype=np.int64)
@@ -210,8 +218,11 @@ class _Aggregator:
             where,
             self.layout.columns,
         )
-        fields = CELLS[self.layout.kind](rows)
-        if self.layout.kind == "arena":
+        if self.per_question is not None:
+            fields = arena_count_cells(rows, self.per_question)
+        else:
+            fields = CELLS[self.layout.kind](rows)
+        if self.layout.kind == "arena" and self.per_question is None:
             self.fractional |= bool(np.any(fields["correct"] != np.round(fields["correct"])))
         m, q = ids["model"], ids["question"]
         s = ids.get("sample", np.zeros_like(m))
@@ -331,9 +342,12 @@ def aggregate(
     name: str,
     default_benchmark: str,
     progress: Progress,
+    samples_per_question: int | None = None,
 ) -> xr.Dataset:
-    """Read every batch of ``sources`` (one layout) into one (model, question) dataset."""
-    agg = _Aggregator(layout, benchmark, sources, name)
+    """Read every batch of ``sources`` (one layout) into one (model, question) dataset;
+    ``samples_per_question=K`` reads an Eval-Arena ``pass1`` as ``round(pass1 * K)`` correct
+    out of K."""
+    agg = _Aggregator(layout, benchmark, sources, name, samples_per_question)
     text = {r for r in layout.columns if r in _ID_ROLES}
     wanted = dict(layout.columns)
     for k, source in enumerate(sources):

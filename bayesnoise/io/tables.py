@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import xarray as xr
 
@@ -33,8 +34,27 @@ def _default_benchmark(names: Sequence[str]) -> str:
     return common.rstrip("_-. ") or "benchmark"
 
 
+def _check_per_question(k, layout, name: str) -> int | None:
+    if k is None:
+        return None
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        raise DataError(f"samples_per_question={k!r} must be a whole number >= 1")
+    if layout.kind != "arena":
+        raise DataError(
+            f"{name}: samples_per_question= (CLI: --samples-per-question) applies to Eval-Arena "
+            f"tables of fractional pass1 values without counts (model, example_id, pass1); this "
+            f"is a {layout.kind} table, whose samples are known; leave it out"
+        )
+    return int(k)
+
+
 def _read(
-    sources: list, columns: Mapping[str, str] | None, benchmark: str | None, name: str, progress
+    sources: list,
+    columns: Mapping[str, str] | None,
+    benchmark: str | None,
+    name: str,
+    progress,
+    samples_per_question: int | None = None,
 ) -> xr.Dataset:
     layout = resolve_columns(sources[0].columns, columns, sources[0].name)
     for other in sources[1:]:
@@ -51,6 +71,7 @@ def _read(
             f"{name}: benchmark={benchmark!r} asked for, but there is no benchmark_id column "
             "(name one with columns={'benchmark': ...}, CLI: --benchmark-col)"
         )
+    k = _check_per_question(samples_per_question, layout, name)
     show = progress if isinstance(progress, Progress) else reading_progress(name, progress)
     return aggregate(
         sources,
@@ -59,6 +80,7 @@ def _read(
         name=name,
         default_benchmark=_default_benchmark([s.name for s in sources]),
         progress=show,
+        samples_per_question=k,
     )
 
 
@@ -68,8 +90,13 @@ def read_files(
     columns: Mapping[str, str] | None = None,
     benchmark: str | None = None,
     progress: bool | None = None,
+    samples_per_question: int | None = None,
 ) -> xr.Dataset:
     """Dataset from one or several table files (CSV, TSV, JSON Lines, JSON, Parquet).
+
+    ``samples_per_question=K``: an Eval-Arena table's fractional ``pass1`` is the mean of K 0/1
+    samples, read as ``round(pass1 * K)`` correct out of K (an error names the row where
+    ``pass1 * K`` is not within 1e-6 of a whole number).
 
     Examples
     --------
@@ -84,7 +111,7 @@ def read_files(
     name = (
         sources[0].name if len(sources) == 1 else f"{len(sources)} files ({sources[0].name}, ...)"
     )
-    return _read(sources, columns, benchmark, name, progress)
+    return _read(sources, columns, benchmark, name, progress, samples_per_question)
 
 
 def read_frame(
@@ -95,8 +122,10 @@ def read_frame(
     name: str = "DataFrame",
     first_line: int | None = None,
     progress: bool | None = None,
+    samples_per_question: int | None = None,
 ) -> xr.Dataset:
-    """Dataset from a long DataFrame (any layout :func:`~bayesnoise.io.load` reads).
+    """Dataset from a long DataFrame (any layout :func:`~bayesnoise.io.load` reads);
+    ``samples_per_question`` as in :func:`read_files`.
 
     Examples
     --------
@@ -108,7 +137,14 @@ def read_frame(
     """
     if df.empty:
         raise DataError(f"{name}: no rows")
-    return _read([FrameSource(df, name, first_line)], columns, benchmark, name, progress)
+    return _read(
+        [FrameSource(df, name, first_line)],
+        columns,
+        benchmark,
+        name,
+        progress,
+        samples_per_question,
+    )
 
 
 def from_samples(

@@ -25,6 +25,7 @@ READ_OPTIONS = {
     "merge_duplicates": False,
     "metric": None,
     "filter": None,
+    "samples_per_question": None,
     "intersect": False,
 }
 
@@ -87,6 +88,7 @@ def dataset(data, *, progress: bool = True, **read):
             score_key=opts["score_key"],
             metric=opts["metric"],
             filter=opts["filter"],
+            samples_per_question=opts["samples_per_question"],
             incomplete="use-scored" if opts["use_scored"] else "error",
             duplicates="merge" if opts["merge_duplicates"] else "error",
             progress=None if progress else False,
