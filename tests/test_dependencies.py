@@ -50,8 +50,8 @@ USED_BY_NAME = {
     "jax": ("jax", "numpyro's backend, checked by mcmc.samplers with require() as well"),
 }
 
-#: Extras that are not meant to be imported: the test / development tools.
-TOOL_EXTRAS = {"test"}
+#: Extras that are not meant to be imported: the test / development tools and the docs build.
+TOOL_EXTRAS = {"docs", "test"}
 
 
 def _canonical(name: str) -> str:
