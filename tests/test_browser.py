@@ -195,3 +195,96 @@ def test_report_in_headless_chromium(bundled_data, tmp_path):
     assert sorted(facts["models"]) == sorted(models)
     assert first == sorted(models)[0]  # first click sorts by name, ascending
     assert len(shot) > 1000
+
+
+LAYOUT = """JSON.stringify({
+  page: [document.documentElement.scrollWidth, document.documentElement.clientWidth],
+  tables: Array.from(document.querySelectorAll('table')).map(function(t){
+    var box = t.parentElement, section = t.closest('section');
+    var last = t.querySelector('thead tr, tr').lastElementChild.getBoundingClientRect();
+    return {css: t.className, wrapped: box.classList.contains('wrap'),
+      overflow: getComputedStyle(box).overflowX, table: t.scrollWidth, box: box.clientWidth,
+      right: box.getBoundingClientRect().right, lastRight: last.right,
+      limit: section.getBoundingClientRect().right};}),
+  figures: Array.from(document.querySelectorAll('figure')).map(function(f){
+    var i = f.querySelector('img');
+    return {name: f.dataset.figure, natural: i.naturalHeight,
+            right: i.getBoundingClientRect().right};}),
+  k: Array.from(document.querySelectorAll('table.model-table tbody tr'))
+    .map(function(r){ return r.cells[2].textContent; }),
+  ranks: document.querySelectorAll('table.rank-table tbody tr').length
+})"""
+
+#: Model names shaped like all-the-noises' (its longest has 37 characters).
+_STEMS = ("mistralai_mixtral_8x22b_instruct_v0", "qwen2.5-coder-32b-instruct", "gemma_2b_it")
+
+
+def _leaderboard(m, seed=0):
+    """m close models on 120 questions, K = 4 (shared question difficulty)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    u = rng.beta(0.9, 1.1, 120)
+    p = np.clip(u + np.linspace(-0.25, 0.25, m)[:, None], 0, 1)
+    names = [f"{_STEMS[i % 3]}.{i}" for i in range(m)]
+    return bn.from_arrays(rng.binomial(4, p), np.full(p.shape, 4), models=names)
+
+
+def _layout(binary, report, profile, width=1280):
+    devtools = DevTools(binary, profile)
+    try:
+        target = devtools.send("Target.createTarget", url="about:blank")["targetId"]
+        session = devtools.send("Target.attachToTarget", targetId=target, flatten=True)
+        session = session["sessionId"]
+        devtools.send("Page.enable", session)
+        devtools.send(
+            "Emulation.setDeviceMetricsOverride",
+            session,
+            width=width,
+            height=1600,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
+        devtools.send("Page.navigate", session, url=report.resolve().as_uri())
+        devtools.wait_for("Page.loadEventFired")
+        facts = json.loads(_value(devtools, session, LAYOUT))
+        if os.environ.get("BAYESNOISE_SCREENSHOT"):  # the whole page, to look at
+            import base64
+
+            shot = devtools.send(
+                "Page.captureScreenshot", session, format="png", captureBeyondViewport=True
+            )["data"]
+            out = os.environ["BAYESNOISE_SCREENSHOT"].removesuffix(".png")
+            with open(f"{out}-{report.stem}.png", "wb") as fh:
+                fh.write(base64.b64decode(shot))
+    finally:
+        devtools.close()
+    return facts
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.parametrize("m", [3, 50])
+def test_report_layout_at_leaderboard_size(m, tmp_path):
+    """At 1280 px: no table or figure wider than its section, the model and pair tables show
+    their last column (kappa status, verdict) without scrolling, a wider table scrolls in its
+    own box, the forest plot is <= 1,400 px tall, K prints as an integer, ranks are shown."""
+    binary = _browser()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = write_report({f"m{m}": _leaderboard(m)}, tmp_path / f"m{m}.html", quiet=True)
+    facts = _layout(binary, report, tmp_path / "profile")
+    assert facts["page"][0] <= facts["page"][1], "the page scrolls sideways"
+    for t in facts["tables"]:
+        assert t["right"] <= t["limit"] + 0.5, t  # the box stays inside its section
+        if t["wrapped"]:
+            assert t["overflow"] == "auto", t  # anything wider scrolls inside the box
+        else:
+            assert t["table"] <= t["box"], t
+        if t["css"].split()[-1] in ("model-table", "pair-table"):
+            assert t["table"] <= t["box"] and t["lastRight"] <= t["right"], t
+    assert all(f["right"] <= facts["page"][1] for f in facts["figures"])
+    forest = [f for f in facts["figures"] if f["name"] == "forest"]
+    assert len(forest) == 1 and 0 < forest[0]["natural"] <= 1400
+    assert len(facts["k"]) == m and set(facts["k"]) == {"4"}
+    assert facts["ranks"] == m

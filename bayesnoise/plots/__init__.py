@@ -21,7 +21,7 @@ from .arrange import (
     pooled_counts,
 )
 from .cdf import plot_question_cdfs
-from .forest import FOREST_SERIES, plot_forest
+from .forest import FOREST_MAX_MODELS, FOREST_SERIES, plot_forest
 from .heatmap import plot_heatmap
 from .mcmc import MCMC_KINDS, plot_mcmc
 from .noise import plot_noise_components, plot_noise_vs_accuracy

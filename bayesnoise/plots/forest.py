@@ -6,7 +6,13 @@ import numpy as np
 
 from ._figure import new_axes
 
-__all__ = ["FOREST_SERIES", "plot_forest"]
+__all__ = ["FOREST_MAX_MODELS", "FOREST_SERIES", "plot_forest"]
+
+#: Height of a forest figure, inches, at most (1,260 px at the report's 90 dpi, 1,350 px at
+#: ``save_figure``'s 100 dpi): beyond ~20 models the rows get thinner instead of taller.
+FOREST_MAX_HEIGHT = 13.5
+#: Models in one forest figure before the report splits it into several (rows of ~0.2 in).
+FOREST_MAX_MODELS = 60
 
 #: (low column, high column, legend label, colour) of each interval, top to bottom per model.
 FOREST_SERIES = (
@@ -17,8 +23,13 @@ FOREST_SERIES = (
 )
 
 
-def plot_forest(table, *, ax=None, confidence_level=None):
+def plot_forest(table, *, ax=None, confidence_level=None, xlim=None):
     """Intervals for each model's accuracy, on these questions and on the population.
+
+    One row per model, its four intervals stacked inside the row. The figure grows with the
+    number of models up to ``FOREST_MAX_HEIGHT`` inches, then the rows (and the lines in them)
+    get thinner: 50 models fit in 13.5 in with every name readable. For many more models draw
+    several figures of at most ``FOREST_MAX_MODELS`` (the HTML report does).
 
     Parameters
     ----------
@@ -29,6 +40,8 @@ def plot_forest(table, *, ax=None, confidence_level=None):
     ax : matplotlib.axes.Axes, optional
     confidence_level : float, optional
         Only for the axis label (taken from ``table.attrs`` when present).
+    xlim : (float, float), optional
+        x-axis limits (e.g. shared by several figures of one leaderboard).
 
     Returns
     -------
@@ -50,22 +63,40 @@ def plot_forest(table, *, ax=None, confidence_level=None):
         table = compare_models(table)
     df = table.sort_values("accuracy", kind="stable").reset_index(drop=True)
     series = [s for s in FOREST_SERIES if s[0] in df.columns and df[s[0]].notna().any()]
-    m = len(df)
+    m, n_series = len(df), max(len(series), 1)
     longest = int(df["model"].astype(str).str.len().max()) if m else 0
-    width = max(6.4, 3.6 + 0.075 * longest)  # room for long model names beside the intervals
-    ax = new_axes(ax, figsize=(width, max(3.0, 0.32 * m * max(len(series), 1) ** 0.5 + 1.6)))
+    width = max(6.4, 3.8 + 0.075 * longest)  # room for long model names beside the intervals
+    # 0.32 in per row for one interval, more for several, until the height cap
+    row = min(0.32 * n_series**0.5, (FOREST_MAX_HEIGHT - 1.9) / max(m, 1))
+    ax = new_axes(ax, figsize=(width, max(3.0, row * m + 1.9)))
     y = np.arange(m, dtype=float)
-    step = 0.7 / max(len(series), 1)
+    step = 0.72 / n_series  # rows are one unit apart; the intervals fill 72% of a row
+    line = float(np.clip(0.7 * step * row * 72, 0.8, 2.2))  # points: thinner lines, dense rows
     for j, (low, high, label, color) in enumerate(series):
-        offset = 0.35 - step * (j + 0.5)
-        ax.hlines(y + offset, df[low], df[high], color=color, lw=2.2, label=label, gid=low)
-    ax.plot(df["accuracy"], y, "k|", ms=10, mew=1.5, label="observed accuracy", gid="accuracy")
-    ax.set_yticks(y, df["model"].astype(str), fontsize=8 if m > 20 else 9)
+        offset = 0.36 - step * (j + 0.5)
+        ax.hlines(y + offset, df[low], df[high], color=color, lw=line, label=label, gid=low)
+    mark = float(np.clip(0.8 * row * 72, 4.0, 10.0))
+    # the observed accuracy under the intervals, so that short ones stay visible
+    ax.plot(
+        df["accuracy"],
+        y,
+        "|",
+        color="0.15",
+        ms=mark,
+        mew=1.2,
+        zorder=1.5,
+        label="observed accuracy",
+        gid="accuracy",
+    )
+    ax.set_yticks(y, df["model"].astype(str), fontsize=7 if m > 40 else 8 if m > 20 else 9)
     ax.set_ylim(-0.6, m - 0.4)
+    if xlim is not None:
+        ax.set_xlim(*xlim)
     ax.set_ylabel("model, by accuracy")
     level = confidence_level or table.attrs.get("confidence_level", 0.95)
     ax.set_xlabel(f"accuracy, {level:.0%} intervals")
-    ax.set_title("Per-model intervals: these questions vs the population", fontsize=10)
+    ax.set_title("Per-model intervals:\nthese questions vs the population", fontsize=10)
     ax.figure.legend(fontsize=7, loc="outside lower center", ncols=2)
     ax.grid(axis="x", alpha=0.3)
+    ax.grid(axis="y", alpha=0.12, lw=0.5)
     return ax

@@ -9,7 +9,8 @@ from .arrange import heatmap_matrix
 
 __all__ = ["plot_heatmap"]
 
-_MAX_NAMED_MODELS = 40
+#: Up to this many models every column is named (the figure widens); beyond, ticks show accuracy.
+_MAX_NAMED_MODELS = 80
 
 
 def plot_heatmap(ds, *, accuracy=None, ax=None, cmap="RdYlGn"):
@@ -51,7 +52,13 @@ def plot_heatmap(ds, *, accuracy=None, ax=None, cmap="RdYlGn"):
     acc = np.asarray(accuracy, float)[model_order]
     from matplotlib import colormaps
 
-    ax = new_axes(ax, figsize=(6.4, 5.2))
+    m = len(names)
+    size = 8 if m <= 15 else 7 if m <= 60 else 6
+    named = m <= _MAX_NAMED_MODELS
+    longest = max((len(n) for n in names), default=1) if named else 4
+    label = min(3.0, 0.56 * size / 72 * longest)  # room for the rotated names
+    width = max(6.4, 1.4 * size / 72 * m + 2.2) if named else 6.4
+    ax = new_axes(ax, figsize=(width, 4.4 + label))
     image = ax.imshow(
         np.ma.masked_invalid(matrix),
         aspect="auto",
@@ -62,8 +69,8 @@ def plot_heatmap(ds, *, accuracy=None, ax=None, cmap="RdYlGn"):
     )
     n, m = matrix.shape
     ax.set_ylabel(f"question ({n}; easiest at the top)")
-    if m <= _MAX_NAMED_MODELS:
-        ax.set_xticks(np.arange(m), names, rotation=90, fontsize=7 if m > 15 else 8)
+    if named:
+        ax.set_xticks(np.arange(m), names, rotation=90, fontsize=size)
         ax.set_xlabel("model, by accuracy")
     else:
         ticks = np.linspace(0, m - 1, 6).round().astype(int)

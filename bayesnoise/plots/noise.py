@@ -80,14 +80,17 @@ def plot_noise_vs_accuracy(
     from bayesnoise.conjugate import theory_se_difference
 
     ds, pairs, kappa = _pairs_and_kappa(ds, pairs, kappa)
-    ax = new_axes(ax)
+    ax = new_axes(ax, figsize=(8.0, 4.4))  # the legend goes beside the axes
     close = close_pairs(pairs, factor)
     x = (close["accuracy_a"].to_numpy() + close["accuracy_b"].to_numpy()) / 2
+    # smaller, lighter points when there are many, so the series stay apart
+    size = float(np.clip(14 * np.sqrt(150 / max(len(close), 1)), 4, 14))
+    alpha = 0.6 if len(close) <= 300 else 0.45
     for column, label, marker, color in _SERIES if components else _SERIES[:1]:
         y = close[column].to_numpy(dtype=float)
         if np.isnan(y).all():
             continue
-        ax.scatter(x, y, s=14, marker=marker, color=color, alpha=0.6, label=label, gid=column)
+        ax.scatter(x, y, s=size, marker=marker, color=color, alpha=alpha, label=label, gid=column)
     n = ds.sizes["question"]
     grid = np.linspace(0.0, 1.0, 201)
     theory = theory_se_difference(grid, n, 1.0)
@@ -108,7 +111,7 @@ def plot_noise_vs_accuracy(
     ax.set_ylabel("standard error of A - B")
     name = title if title is not None else f"{ds.attrs.get('benchmark', '')}, N = {n}"
     ax.set_title(f"{name}: {len(close)} close pairs (|A-B| < {factor:g} SE)", fontsize=10)
-    ax.legend(fontsize=8, loc="best")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     ax.grid(alpha=0.3)
     return ax
 
@@ -141,4 +144,6 @@ def plot_noise_components(datasets, *, kappa="fit", factor=CLOSE_FACTOR, figsize
         plot_noise_vs_accuracy(ds, kappa=kappa, factor=factor, ax=ax, title=str(label))
     for ax in axes[1:]:
         ax.set_ylabel("")
+    for ax in axes:  # legends inside the panels (their kappa differs), not beside each
+        ax.legend(fontsize=7, loc="best")
     return fig

@@ -7,7 +7,14 @@ import numpy as np
 from ._figure import new_axes
 from .arrange import pair_matrix
 
-__all__ = ["P_BOUNDS", "model_accuracies", "plot_accuracy_scatter", "plot_pair_matrix"]
+__all__ = [
+    "MATRIX_MAX_SIDE",
+    "P_BOUNDS",
+    "matrix_layout",
+    "model_accuracies",
+    "plot_accuracy_scatter",
+    "plot_pair_matrix",
+]
 
 #: Colour classes of p-values in the scatter: < 0.001, < 0.01, < 0.05, < 0.2, <= 1.
 P_BOUNDS = (0.0, 0.001, 0.01, 0.05, 0.2, 1.0)
@@ -36,6 +43,37 @@ def model_accuracies(pairs) -> dict[str, float]:
     out = dict(zip(pairs["model_a"], pairs["accuracy_a"].astype(float), strict=True))
     out.update(zip(pairs["model_b"], pairs["accuracy_b"].astype(float), strict=True))
     return {str(k): float(v) for k, v in out.items()}
+
+
+#: Side of the matrix at most, inches; beyond it only every n-th model is named.
+MATRIX_MAX_SIDE = 11.0
+
+
+def matrix_layout(names) -> tuple[float, int, tuple[float, float]]:
+    """Tick font size (points), label step and figure size (inches) of an M x M model matrix.
+
+    A cell is at least 1.4 font heights wide so that neighbouring names do not overlap; the
+    matrix grows with M up to ``MATRIX_MAX_SIDE`` inches, then every n-th model is named. The
+    figure adds room for the longest name on both axes and for the colour bar.
+
+    Examples
+    --------
+    >>> matrix_layout(["a", "b"])[:2]
+    (8, 1)
+    >>> matrix_layout([f"model-{i}" for i in range(200)])[1]
+    3
+    """
+    m = len(names)
+    size = 8 if m <= 20 else 7 if m <= 60 else 6
+    cell = 1.4 * size / 72  # inches per model for non-overlapping labels
+    side = max(4.2, m * cell)
+    every = 1
+    if side > MATRIX_MAX_SIDE:
+        every = int(np.ceil(side / MATRIX_MAX_SIDE))
+        side = MATRIX_MAX_SIDE
+    longest = max((len(str(n)) for n in names), default=1)
+    label = min(3.0, 0.56 * size / 72 * longest) + 0.45  # name + axis label
+    return size, every, (side + label + 1.5, side + label + 0.6)
 
 
 def _significance(pairs, alpha):
@@ -84,7 +122,8 @@ def plot_pair_matrix(pairs, statistic="z", *, accuracy=None, alpha=0.05, ax=None
     order = sorted(acc, key=lambda name: acc[name])
     mat, names = pair_matrix(pairs, statistic, order)
     m = len(names)
-    ax = new_axes(ax, figsize=(6.4, 5.6))
+    size, every, figsize = matrix_layout(names)
+    ax = new_axes(ax, figsize=figsize)
     if statistic.startswith("p_a_better"):
         kw = {"cmap": "RdBu", "vmin": 0.0, "vmax": 1.0}
     elif statistic.startswith("p_"):
@@ -109,12 +148,13 @@ def plot_pair_matrix(pairs, statistic="z", *, accuracy=None, alpha=0.05, ax=None
         note = f"; dots: {source} < {alpha:g}"
     else:
         note = " (no p-values: significance not marked)"
-    size = 6 if m > 25 else 8
-    if m <= 60:
-        ax.set_xticks(range(m), names, rotation=90, fontsize=size)
-        ax.set_yticks(range(m), names, fontsize=size)
-    ax.set_xlabel("model B (by accuracy)")
-    ax.set_ylabel("model A (by accuracy)")
+    ticks = np.arange(0, m, every)
+    shown = [names[i] for i in ticks]
+    ax.set_xticks(ticks, shown, rotation=90, fontsize=size)
+    ax.set_yticks(ticks, shown, fontsize=size)
+    thinned = f", every {every}th named" if every > 1 else ""
+    ax.set_xlabel(f"model B (by accuracy{thinned})")
+    ax.set_ylabel(f"model A (by accuracy{thinned})")
     ax.set_title(f"{_LABELS.get(statistic, statistic)}, A vs B{note}", fontsize=9)
     return ax
 

@@ -1,81 +1,182 @@
-"""HTML blocks of one benchmark section: summary, reference, model and pair tables, notes."""
+"""What one benchmark section shows, as data for the templates: tables, summary, notes.
+
+Headers and their tooltips come from the column registry (:mod:`bayesnoise.vocabulary`), so a
+column is called the same in the report, the CLI tables and the docs. Cells are plain text:
+the templates escape them.
+"""
 
 from __future__ import annotations
 
-from html import escape
-
 import numpy as np
 
-from ._html_render import figure_html, fmt, interval, num, slug, table_html
+from bayesnoise.vocabulary import describe, label
 
-_MODEL_INTERVALS = (
-    ("these questions, frequentist", "accuracy_here_low", "accuracy_here_high"),
-    ("these questions, Bayesian (ubar)", "ubar_low", "ubar_high"),
-    ("population, frequentist", "accuracy_low", "accuracy_high"),
-    ("population, Bayesian (mu)", "mu_low", "mu_high"),
+from ._html_render import (
+    Cell,
+    Column,
+    Table,
+    count,
+    count_text,
+    fmt,
+    interval,
+    num,
+    render_template,
+    slug,
+    sort_value,
+    text,
 )
 
+#: Interval columns of the model table (the stem of ``<stem>_low`` / ``<stem>_high``), in order.
+MODEL_INTERVALS = ("accuracy_here", "ubar", "accuracy", "mu")
 
-def _iv(row, low, high):
-    if low not in row or high not in row:
-        return ("", None)
-    return (interval(row[low], row[high]), float(row[low]))
-
-
-def summary_html(summary: dict) -> str:
-    rows = "".join(
-        f'<tr><th class="t">{escape(k)}</th><td>{fmt(v, 4) if isinstance(v, float) else fmt(v)}</td></tr>'
-        for k, v in summary.items()
-    )
-    return f"<table>{rows}</table>"
+_SCOPE_WORDS = {"these questions": "these questions", "question population": "population"}
 
 
-def model_table_html(models, level: float) -> str:
+def column(name: str, css: str = "", suffix: str = "") -> Column:
+    """The header of a registered column: its label, and its description as the tooltip."""
+    entry = describe(name)
+    notes = [f"{k}: {entry[k]}" for k in ("scope", "method", "unit") if entry[k]]
+    title = entry["description"] + (f" ({'; '.join(notes)})" if notes else "")
+    return Column(entry["label"] + suffix, title, css)
+
+
+def interval_column(stem: str, level: float) -> Column:
+    """Header of the interval ``<stem>_low`` - ``<stem>_high``: the label with its scope."""
+    entry = describe(stem)
+    scope = _SCOPE_WORDS.get(entry["scope"], entry["scope"])
+    head = entry["label"]
+    if scope and scope not in head:
+        head += f" ({scope}, {entry['method']})" if entry["method"] else f" ({scope})"
+    col = column(stem)
+    return Column(f"{head}, {level:.0%} interval", col.title, "iv")
+
+
+def _iv(row, stem: str) -> Cell:
+    low, high = row.get(f"{stem}_low", np.nan), row.get(f"{stem}_high", np.nan)
+    return Cell(interval(low, high), sort_value(low), "iv")
+
+
+def summary_rows(summary: dict) -> list[tuple[str, str]]:
+    """(name, text) of the headline numbers; whole numbers print without decimals."""
+    out = []
+    for key, value in summary.items():
+        if isinstance(value, float) and float(value).is_integer() and "SE" not in key:
+            out.append((key, count_text(value)))
+        else:
+            out.append((key, fmt(value, 4) if isinstance(value, float) else fmt(value)))
+    return out
+
+
+def model_table(models, level: float) -> Table:
+    """One row per model, by accuracy: sizes, SEs, the four intervals, kappa."""
     df = models.sort_values("accuracy", ascending=False, kind="stable")
-    present = [iv for iv in _MODEL_INTERVALS if iv[1] in df.columns]
-    columns = ["model", "questions", "K", "accuracy", "SE one sample", "SE observed"]
-    columns += [f"{name} ({level:.0%})" for name, _, _ in present]
-    columns += ["kappa", "kappa status"] if "kappa" in df.columns else []
+    present = [s for s in MODEL_INTERVALS if f"{s}_low" in df.columns]
+    kappa = "kappa" in df.columns
+    columns = [
+        column("model", "t name"),
+        column("questions"),
+        column("samples_per_question"),
+        column("accuracy"),
+        column("se_total"),
+        column("se_mean"),
+        *[interval_column(s, level) for s in present],
+    ]
+    columns += [column("kappa"), column("kappa_status", "t")] if kappa else []
     rows = []
     for _, r in df.iterrows():
-        row = [(f'<span class="model">{escape(str(r["model"]))}</span>', None)]
-        row += [num(r["questions"], 0), num(r["samples_per_question"], 1), num(r["accuracy"], 4)]
+        row = [text(r["model"], "t name", span="model")]
+        row += [count(r["questions"]), count(r["samples_per_question"]), num(r["accuracy"], 4)]
         row += [num(r["se_total"], 4), num(r["se_mean"], 4)]
-        row += [_iv(r, lo, hi) for _, lo, hi in present]
-        if "kappa" in df.columns:
-            row += [num(r["kappa"], 2), (escape(str(r["kappa_status"])), None)]
+        row += [_iv(r, s) for s in present]
+        if kappa:
+            row += [num(r["kappa"], 2), text(r["kappa_status"])]
         rows.append(row)
-    n_text = (1, len(columns)) if "kappa" in df.columns else (1,)
-    return table_html(columns, rows, css="sortable model-table", text_cols=n_text)
+    return Table(columns, rows, "sortable model-table", "models")
 
 
-def pair_table_html(close, level: float, verdicts) -> str:
+def pair_table(close, level: float, adjust: str = "holm") -> Table:
+    """The close pairs: difference and its interval, tests, Bayesian P(A > B), verdict."""
     bayes = "p_a_better" in close.columns
-    columns = ["model A", "model B", "A - B", f"{level:.0%} interval", "z", "p", "Holm p"]
-    columns += ["P(A>B) these questions", "P(A>B) population"] if bayes else []
-    columns += ["verdict"]
+    method = "Benjamini-Hochberg" if adjust == "bh" else str(adjust).title()
+    columns = [
+        column("model_a", "t name"),
+        column("model_b", "t name"),
+        column("difference"),
+        interval_column("difference", level),
+        column("z"),
+        column("p_value"),
+        column("p_adjusted", suffix=f" ({method})"),
+    ]
+    columns += [column("p_a_better"), column("p_a_better_population")] if bayes else []
+    columns.append(
+        Column(
+            "verdict",
+            f"the pair called on its {method}-adjusted p-value of the paired t test (alpha 5%); "
+            "otherwise the questions (or samples per question) needed for 80% power",
+            "t verdict",
+        )
+    )
     rows = []
-    for (_, r), text in zip(close.iterrows(), verdicts, strict=True):
+    for _, r in close.iterrows():
         p_adj = r.get("p_adjusted", np.nan)
-        strong = ' class="sig"' if np.isfinite(p_adj) and p_adj < 0.05 else ""
-        row = [(escape(str(r["model_a"])), None), (escape(str(r["model_b"])), None)]
-        row += [num(r["difference"], 4), _iv(r, "difference_low", "difference_high")]
+        row = [text(r["model_a"], "t name"), text(r["model_b"], "t name")]
+        row += [num(r["difference"], 4), _iv(r, "difference")]
         row += [num(r["z"], 2), num(r.get("p_value", np.nan), 3), num(p_adj, 3)]
         if bayes:
             row += [num(r["p_a_better"], 3), num(r["p_a_better_population"], 3)]
-        row += [(f"<span{strong}>{escape(text)}</span>", None)]
+        sig = "sig" if np.isfinite(p_adj) and p_adj < 0.05 else ""
+        row.append(text(r["verdict"], "t verdict", span=sig))
         rows.append(row)
-    return table_html(columns, rows, text_cols=(1, 2, len(columns)))
+    return Table(columns, rows, "sortable pair-table", "close pairs")
 
 
-def reference_html(refs, here: dict) -> str:
-    columns = ["source", "N", "K", "close pairs", "SE(A-B)", "data SE", "prediction SE", "kappa"]
+def rank_table_view(ranks, level: float) -> Table:
+    """:func:`bayesnoise.decide.rank_table` as a table: P(best), ranks, tie-group letters."""
+    columns = [
+        column("model", "t name"),
+        column("accuracy"),
+        column("p_best"),
+        column("expected_rank"),
+        Column(f"{label('rank')}, {level:.0%} interval", column("rank").title, "iv"),
+        column("in_top_group", "t"),
+        column("group", "t letters"),
+    ]
+    rows = []
+    for _, r in ranks.iterrows():
+        low, high = float(r["rank_low"]), float(r["rank_high"])
+        span = count_text(low) if low == high else f"{count_text(low)} – {count_text(high)}"
+        rows.append(
+            [
+                text(r["model"], "t name"),
+                num(r["accuracy"], 4),
+                num(r["p_best"], 3),
+                num(r["expected_rank"], 1),
+                Cell(span, sort_value(low), "iv"),
+                text("yes" if bool(r["in_top_group"]) else "no"),
+                text("" if r["group"] is None else r["group"], "t letters"),
+            ]
+        )
+    return Table(columns, rows, "sortable rank-table", "ranks")
+
+
+def reference_view(refs, here: dict) -> Table:
+    """This file against the reference runs of the same benchmark."""
+    columns = [
+        Column("source", "run / benchmark of the reference tables", "t name"),
+        column("questions"),
+        column("samples_per_question"),
+        column("close_pairs"),
+        column("se_difference"),
+        column("se_difference_data"),
+        column("se_difference_prediction"),
+        column("benchmark_kappa"),
+    ]
     rows = [
         [
-            ("<b>this file</b>", None),
-            num(here["questions"], 0),
-            (escape(here["k"]), None),
-            num(here["close"], 0),
+            text("this file", "t name", span="here"),
+            count(here["questions"]),
+            text(here["k"], ""),
+            count(here["close"]),
             num(here["se"], 4),
             num(here["se_data"], 4),
             num(here["se_prediction"], 4),
@@ -85,62 +186,62 @@ def reference_html(refs, here: dict) -> str:
     for _, r in refs.iterrows():
         rows.append(
             [
-                (escape(f"{r['run']} / {r['benchmark']}"), None),
-                num(r["questions"], 0),
-                num(r["samples_per_question"], 0),
-                num(r["close_pairs"], 0),
+                text(f"{r['run']} / {r['benchmark']}", "t name"),
+                count(r["questions"]),
+                count(r["samples_per_question"]),
+                count(r["close_pairs"]),
                 num(r["se_difference"], 4),
                 num(r["se_difference_data"], 4),
                 num(r["se_difference_prediction"], 4),
                 num(r["benchmark_kappa"], 2),
             ]
         )
-    return table_html(columns, rows, css="reference", text_cols=(1, 3))
+    return Table(columns, rows, "reference", "reference noise")
 
 
-def notes_html(notes) -> str:
-    if not notes:
-        return "<p>No data notes: nothing was dropped, every estimate was identified.</p>"
-    return '<ul class="notes">' + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>"
+def section_context(section, level: float) -> dict:
+    """Everything ``section.html.j2`` needs for one benchmark."""
+    close = section.data.get("close")
+    pairs = section.pairs
+    ranks = getattr(section, "ranks", None)
+    context = {
+        "id": slug(section.title),
+        "title": section.title,
+        "source": section.source,
+        "level": f"{level:.0%}",
+        "summary": summary_rows(section.summary),
+        "references": None,
+        "models": model_table(section.models, level),
+        "ranks": None,
+        "close": None,
+        "blocks": list(getattr(section, "blocks", []) or []),
+        "figures": [(name, uri, cap) for name, (uri, cap) in section.figures.items()],
+        "notes": list(section.notes),
+    }
+    if section.references is not None:
+        context["references"] = reference_view(section.references, section.data["here"])
+    if ranks is not None:
+        context["ranks"] = {
+            "table": rank_table_view(ranks, level),
+            "method": ranks.attrs.get("method", ""),
+            "about": ranks.attrs.get("about", ""),
+            "draws": ranks.attrs.get("draws", ""),
+            "tau": fmt(ranks.attrs["tau"], 3) if "tau" in ranks.attrs else "",
+            "top": int(ranks["in_top_group"].sum()),
+            "alpha": fmt(1.0 - level, 2),
+        }
+    if close is not None and pairs is not None:
+        adjust = str(pairs.attrs.get("adjust", "holm"))
+        context["close"] = {
+            "table": pair_table(close, level, adjust),
+            "n": len(close),
+            "all": len(pairs),
+            "adjust": "Benjamini-Hochberg" if adjust == "bh" else adjust.title(),
+            "family": pairs.attrs.get("family_size", len(pairs)),
+        }
+    return context
 
 
 def section_html(section, level: float) -> str:
-    """The HTML of one section."""
-    sid = slug(section.title)
-    parts = [
-        f'<section id="{sid}"><h2>{escape(section.title)}</h2>',
-        f'<p class="muted">{escape(section.source)}</p><h3>Summary</h3>',
-        summary_html(section.summary),
-    ]
-    if section.references is not None:
-        parts += [
-            "<h3>Against the reference noise models</h3><p>The same benchmark measured by "
-            "others (models/ reference tables): median paired SEs of close pairs.</p>",
-            reference_html(section.references, section.data["here"]),
-        ]
-    parts += [
-        "<h3>Models</h3><p>Accuracy with intervals for <i>these questions</i> (prediction "
-        "noise only) and for <i>the population</i> of questions like these (data + prediction "
-        "noise). SE one sample: a run with one sample per question; SE observed: the score "
-        "as averaged over its K samples.</p>",
-        model_table_html(section.models, level),
-    ]
-    close = section.data.get("close")
-    if close is not None:
-        adjust = section.pairs.attrs.get("adjust", "holm")
-        family = section.pairs.attrs.get("family_size", len(section.pairs))
-        parts += [
-            f"<h3>Close pairs ({len(close)} of {len(section.pairs)})</h3><p>Pairs with "
-            f"|A - B| &lt; 5 paired SEs. p: two-sided paired t test of the difference (N - 1 "
-            f"df); Holm p: adjusted ({escape(str(adjust))}) over all {family} pairs, and the "
-            "verdict is called on it, so a pair whose unadjusted p or interval excludes 0 can "
-            "still be 'not distinguishable' once the other pairs are accounted for. Questions "
-            "or samples needed: for 80% power at 5% two-sided, before adjustment. P(A&gt;B): "
-            "Bayesian, on these questions and on the population.</p>",
-            pair_table_html(close, level, close["verdict"]),
-        ]
-    if section.figures:
-        parts.append("<h3>Figures</h3>")
-        parts += [figure_html(name, uri, cap) for name, (uri, cap) in section.figures.items()]
-    parts += ["<h3>Data notes</h3>", notes_html(section.notes), "</section>"]
-    return "\n".join(parts)
+    """The HTML of one section (``section.html.j2``)."""
+    return render_template("section.html.j2", s=section_context(section, level))

@@ -1,50 +1,48 @@
-"""HTML of the report: inline CSS, base64 PNG figures, a few lines of JS to sort tables."""
+"""Rendering of the HTML report: jinja2 templates (autoescaped), number formats, PNG data URIs.
+
+The templates live in ``bayesnoise/report/templates/`` (package data): ``report.html.j2`` the
+page, ``section.html.j2`` one benchmark, ``macros.html.j2`` the table, ``report.css`` and
+``sort.js`` inlined into the page so that it needs no network.
+"""
 
 from __future__ import annotations
 
 import base64
 import io
 import re
-from html import escape
+from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 
-CSS = """
-body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;
-max-width:1200px;padding:1rem 2rem;color:#1a1a1a;background:#fff}
-h1{font-size:1.6rem}h2{font-size:1.3rem;border-bottom:2px solid #ddd;padding-bottom:.2rem;
-margin-top:2.5rem}h3{font-size:1.05rem;margin-top:1.6rem}
-table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}
-th,td{border:1px solid #ddd;padding:.2rem .45rem;text-align:right;vertical-align:top}
-th{background:#f3f3f3;position:sticky;top:0}td{white-space:nowrap}
-td.t:last-child{white-space:normal;min-width:16rem}td.t,th.t{text-align:left}
-table.sortable th{cursor:pointer}table.sortable th:hover{background:#e4e4e4}
-tr:nth-child(even) td{background:#fafafa}.sig{font-weight:600;color:#0a5}
-.wrap{max-height:32rem;overflow:auto;border:1px solid #eee;display:inline-block;max-width:100%}
-figure{display:inline-block;margin:.5rem 1rem .5rem 0;vertical-align:top;max-width:100%}
-figure img{max-width:100%;height:auto;border:1px solid #eee}
-figcaption{font-size:.8rem;color:#555;max-width:640px}.notes li{margin:.3rem 0}
-.muted{color:#666;font-size:.85rem}
-"""
+#: Package (for :class:`jinja2.PackageLoader`) and folder of the templates.
+TEMPLATE_PACKAGE, TEMPLATE_FOLDER = "bayesnoise.report", "templates"
 
-# Sort a table by the clicked column: numbers by their data-v attribute, text otherwise.
-JS = """
-document.querySelectorAll('table.sortable').forEach(function(table){
-  table.querySelectorAll('th').forEach(function(th, col){
-    th.addEventListener('click', function(){
-      var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
-      var dir = th.dataset.dir === 'asc' ? -1 : 1; th.dataset.dir = dir > 0 ? 'asc' : 'desc';
-      rows.sort(function(a, b){
-        var x = a.cells[col], y = b.cells[col];
-        var u = parseFloat(x.dataset.v), v = parseFloat(y.dataset.v);
-        if (!isNaN(u) && !isNaN(v)) return dir * (u - v);
-        return dir * x.textContent.localeCompare(y.textContent);
-      });
-      rows.forEach(function(r){ body.appendChild(r); });
-    });
-  });
-});
-"""
+
+@cache
+def environment():
+    """The jinja2 environment of the report: HTML autoescaped, undefined names are errors.
+
+    Examples
+    --------
+    >>> environment().from_string("{{ x }}").render(x="<b>")
+    '&lt;b&gt;'
+    """
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader(TEMPLATE_PACKAGE, TEMPLATE_FOLDER),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def render_template(name: str, **context) -> str:
+    """Render the template ``name`` of ``templates/`` with ``context``."""
+    return environment().get_template(name).render(**context)
 
 
 def png_data_uri(fig, dpi: int = 90) -> str:
@@ -60,7 +58,13 @@ def slug(text: str) -> str:
 
 
 def fmt(value, digits: int = 3) -> str:
-    """A cell's text: numbers rounded, NaN as an empty cell."""
+    """A cell's plain text (the templates escape it): numbers rounded, NaN as an empty cell.
+
+    Examples
+    --------
+    >>> fmt(0.123456, 4), fmt(12000), fmt(float("nan")), fmt(2e-5)
+    ('0.1235', '12,000', '', '2e-05')
+    """
     if value is None:
         return ""
     if isinstance(value, (float, np.floating)):
@@ -69,56 +73,77 @@ def fmt(value, digits: int = 3) -> str:
         return f"{value:.2g}" if 0 < abs(value) < 1e-3 else f"{value:.{digits}f}"
     if isinstance(value, (int, np.integer)):
         return f"{value:,}"
-    return escape(str(value))
+    return str(value)
 
 
-def interval(low, high) -> str:
+def count_text(value) -> str:
+    """A count: whole numbers without decimals (``10``, not ``10.0``), a mean to one decimal.
+
+    Examples
+    --------
+    >>> count_text(10.0), count_text(1079.5), count_text(float("nan"))
+    ('10', '1,079.5', '')
+    """
+    value = float(value) if value is not None else np.nan
+    if not np.isfinite(value):
+        return ""
+    return f"{value:,.0f}" if value == round(value) else f"{value:,.1f}"
+
+
+def interval(low, high, digits: int = 3) -> str:
+    """``low – high`` (empty when either end is missing)."""
     if not (np.isfinite(low) and np.isfinite(high)):
         return ""
-    return f"{low:.3f} – {high:.3f}"
+    return f"{low:.{digits}f} – {high:.{digits}f}"
 
 
-def table_html(columns, rows, *, css: str = "sortable", text_cols=(1,)) -> str:
-    """A sortable table. ``columns``: headers; ``rows``: lists of (text, sort value or None)."""
-    head = "".join(
-        f'<th class="t">{escape(c)}</th>' if i + 1 in text_cols else f"<th>{escape(c)}</th>"
-        for i, c in enumerate(columns)
-    )
-    body = []
-    for row in rows:
-        cells = []
-        for i, (text, value) in enumerate(row):
-            klass = ' class="t"' if i + 1 in text_cols else ""
-            v = "" if value is None or not np.isfinite(value) else f' data-v="{value:.10g}"'
-            cells.append(f"<td{klass}{v}>{text}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return (
-        f'<div class="wrap"><table class="{css}"><thead><tr>{head}</tr></thead><tbody>'
-        + "\n".join(body)
-        + "</tbody></table></div>"
-    )
+@dataclass
+class Column:
+    """A table header: its label, the tooltip (the registry's description), CSS classes."""
+
+    label: str
+    title: str = ""
+    css: str = ""
 
 
-def num(value, digits: int = 3):
-    """(text, sort value) of a number."""
+@dataclass
+class Cell:
+    """A table cell: plain text, the number it sorts by, CSS classes of the cell and a span."""
+
+    text: str
+    value: str | None = None
+    css: str = ""
+    span: str = ""
+
+
+@dataclass
+class Table:
+    """What the ``table`` macro of ``macros.html.j2`` draws."""
+
+    columns: list[Column]
+    rows: list[list[Cell]]
+    css: str = "sortable"
+    caption: str = ""
+    row_css: list[str] = field(default_factory=list)
+
+
+def sort_value(value) -> str | None:
+    """The ``data-v`` attribute of a numeric cell (None when missing)."""
     value = float(value) if value is not None else np.nan
-    return (fmt(value, digits), value)
+    return f"{value:.10g}" if np.isfinite(value) else None
 
 
-def figure_html(name: str, uri: str, caption: str) -> str:
-    return (
-        f'<figure data-figure="{escape(name)}"><img src="{uri}" alt="{escape(caption)}">'
-        f"<figcaption>{escape(caption)}</figcaption></figure>"
-    )
+def num(value, digits: int = 3, css: str = "") -> Cell:
+    """A numeric cell."""
+    value = float(value) if value is not None else np.nan
+    return Cell(fmt(value, digits), sort_value(value), css)
 
 
-def page(title: str, body: str, version: str) -> str:
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
-        f"<h1>{escape(title)}</h1>"
-        f'<p class="muted">Written by bayesnoise {escape(version)}. Self-contained: no network '
-        "access needed. Click a column header to sort a table.</p>"
-        f"{body}<script>{JS}</script></body></html>\n"
-    )
+def count(value, css: str = "") -> Cell:
+    """A count cell (:func:`count_text`)."""
+    return Cell(count_text(value), sort_value(value), css)
+
+
+def text(value, css: str = "t", span: str = "") -> Cell:
+    """A text cell."""
+    return Cell("" if value is None else str(value), None, css, span)

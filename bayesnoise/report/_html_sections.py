@@ -11,6 +11,8 @@ import pandas as pd
 from bayesnoise.data import DataError
 from bayesnoise.decide.verdicts import ALPHA
 
+from ._html_render import count_text
+
 
 @dataclass
 class Section:
@@ -22,9 +24,14 @@ class Section:
     models: pd.DataFrame
     pairs: pd.DataFrame | None
     notes: list[str] = field(default_factory=list)
-    figures: dict[str, str] = field(default_factory=dict)
+    figures: dict[str, tuple[str, str]] = field(default_factory=dict)
     references: pd.DataFrame | None = None
     data: dict = field(default_factory=dict)
+    #: :func:`bayesnoise.decide.rank_table` of the questions every model answered (or None).
+    ranks: pd.DataFrame | None = None
+    #: More blocks after the tables: ``(heading, html)`` pairs or whole HTML strings, written
+    #: by this package (inserted as they are, not escaped).
+    blocks: list = field(default_factory=list)
 
 
 def _record(caught, notes: list[str]) -> None:
@@ -86,15 +93,68 @@ def compute_section(ds, *, title, level=0.95, seed=0, on_missing="raise", progre
     return models, pairs, paired_ds, notes
 
 
+def ranks_part(ds, level, seed, notes, progress=None):
+    """:func:`bayesnoise.decide.rank_table` (the ``ranks`` command's default method) or None
+    with a note when it cannot be computed; its warnings become notes."""
+    from bayesnoise.decide import rank_table
+
+    if progress is not None:
+        progress("ranks")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            ranks = rank_table(ds, confidence_level=level, random_seed=seed)
+        except (DataError, ValueError) as err:
+            notes.append(f"ranks left out: {err}")
+            ranks = None
+    _record(caught, notes)
+    return ranks
+
+
+def forest_pages(models: pd.DataFrame) -> list[tuple[list[int], tuple | None, str]]:
+    """Split the forest plot into figures of at most ``FOREST_MAX_MODELS`` models.
+
+    Returns (row positions in ``models``, common x limits or None, caption part) per figure,
+    best models first; one figure (no limits, no caption part) when the models fit in one.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"accuracy": [0.2, 0.9, 0.5], "accuracy_low": [0.1, 0.8, 0.4],
+    ...                   "accuracy_high": [0.3, 1.0, 0.6]})
+    >>> forest_pages(t)[0][0]
+    [0, 1, 2]
+    """
+    from bayesnoise.plots import FOREST_MAX_MODELS, FOREST_SERIES
+
+    m = len(models)
+    if m <= FOREST_MAX_MODELS:
+        return [(list(range(m)), None, "")]
+    order = np.argsort(-models["accuracy"].to_numpy(float), kind="stable")
+    chunks = np.array_split(order, int(np.ceil(m / FOREST_MAX_MODELS)))
+    ends = [c for s in FOREST_SERIES for c in s[:2] if c in models.columns] + ["accuracy"]
+    values = models[ends].to_numpy(float)
+    lo, hi = np.nanmin(values), np.nanmax(values)
+    pad = 0.03 * max(hi - lo, 1e-3)
+    out, first = [], 1
+    for chunk in chunks:
+        last = first + len(chunk) - 1
+        out.append(
+            (chunk.tolist(), (lo - pad, hi + pad), f" (models {first}-{last} of {m} by accuracy)")
+        )
+        first = last + 1
+    return out
+
+
 def summary(ds, models, pairs, close) -> dict:
     """The benchmark's headline numbers (medians are over the close pairs / the models)."""
     k = models["samples_per_question"].to_numpy(float)
     out = {
         "models": int(ds.sizes["model"]),
         "questions": int(ds.sizes["question"]),
-        "samples per question (K)": f"{k.min():g}"
+        "samples per question (K)": count_text(k.min())
         if k.min() == k.max()
-        else f"{k.min():g}-{k.max():g}",
+        else f"{count_text(k.min())}-{count_text(k.max())}",
         "typical SE of a model, one sample per question (median se_total)": float(
             np.median(models["se_total"])
         ),

@@ -2,8 +2,9 @@
 
 Every number shown comes from the estimators (:mod:`bayesnoise.frequentist`,
 :mod:`bayesnoise.conjugate`, :mod:`bayesnoise.decide`); this module arranges and words them.
-The page needs no network: CSS and a few lines of JS (sortable tables) are inline and the
-figures are base64 PNGs.
+The page is rendered from the jinja2 templates in ``templates/`` (HTML autoescaped) and needs
+no network: CSS and a few lines of JS (sortable tables) are inline and the figures are base64
+PNGs.
 """
 
 from __future__ import annotations
@@ -11,19 +12,23 @@ from __future__ import annotations
 import sys
 import time
 import warnings
-from html import escape
 from pathlib import Path
 
 import numpy as np
 
 from bayesnoise.data import DataError
 
-from ._html_blocks import (
-    section_html,
-)
+from ._html_blocks import section_html
 from ._html_reference import matching, read_references, reference_rows
-from ._html_render import page, png_data_uri, slug
-from ._html_sections import Section, compute_section, summary, typical_components
+from ._html_render import png_data_uri, render_template, slug
+from ._html_sections import (
+    Section,
+    compute_section,
+    forest_pages,
+    ranks_part,
+    summary,
+    typical_components,
+)
 
 __all__ = [
     "Section",
@@ -98,12 +103,13 @@ def _figures(section: Section, ds, paired_ds, close, step) -> None:
             lambda: plots.plot_question_cdfs(ds, groups=section.data["groups"]),
         )
         if "ubar_low" in models.columns:
-            add(
-                "forest",
-                "Each model's accuracy with frequentist and Bayesian intervals, for "
-                "these questions and for the population.",
-                lambda: plots.plot_forest(models),
-            )
+            for j, (rows, xlim, part) in enumerate(forest_pages(models)):
+                add(
+                    "forest" if not j else f"forest{j + 1}",
+                    "Each model's accuracy with frequentist and Bayesian intervals, for "
+                    f"these questions and for the population{part}.",
+                    lambda rows=rows, xlim=xlim: plots.plot_forest(models.iloc[rows], xlim=xlim),
+                )
         if pairs is not None:
             add(
                 "matrix",
@@ -191,6 +197,8 @@ def benchmark_section(
         progress=progress,
     )
     section = Section(title, str(ds.attrs.get("source", "")), {}, models, pairs, notes)
+    if paired_ds is not None:
+        section.ranks = ranks_part(paired_ds, confidence_level, random_seed, notes, progress)
     close = None
     section.data["k"] = float(np.median(models["samples_per_question"]))
     if pairs is not None:
@@ -208,6 +216,19 @@ def benchmark_section(
     # the CDF figure shows the same group fits when it draws the same questions
     section.data["groups"] = groups if kappa_ds.sizes == ds.sizes else None
     _match_references(section, ds, models_dir)
+    if paired_ds is not None:  # benchmark quality: questions, win rate, Elo, SNR
+        from ._html_quality import quality_block
+
+        section.blocks.append(
+            quality_block(
+                paired_ds,
+                sid=slug(title),
+                level=confidence_level,
+                seed=random_seed,
+                notes=section.notes,
+                progress=progress,
+            )
+        )
     if figures:
         _figures(section, ds, paired_ds, close, progress or (lambda text: None))
     return section
@@ -261,17 +282,22 @@ def render_report(sections, *, title="bayesnoise report", confidence_level=0.95)
     """
     from bayesnoise import __version__
 
-    body = ""
-    if len(sections) > 1:
-        links = "".join(
-            f'<li><a href="#{slug(s.title)}">{escape(s.title)}</a> '
-            f"({s.summary.get('models')} models, {s.summary.get('questions')} "
-            "questions)</li>"
-            for s in sections
-        )
-        body += f'<nav><h2>Index</h2><ul class="index">{links}</ul></nav>'
-    body += "".join(section_html(s, confidence_level) for s in sections)
-    return page(title, body, __version__)
+    index = [
+        {
+            "id": slug(s.title),
+            "title": s.title,
+            "models": s.summary.get("models"),
+            "questions": s.summary.get("questions"),
+        }
+        for s in sections
+    ]
+    return render_template(
+        "report.html.j2",
+        title=title,
+        version=__version__,
+        index=index,
+        sections=[section_html(s, confidence_level) for s in sections],
+    )
 
 
 def write_report(
