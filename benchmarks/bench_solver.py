@@ -1,16 +1,36 @@
-"""Conditional modes of the kappa grid: the hand-written Newton against scipy.optimize.
+"""Conditional modes of the kappa grid: scipy.optimize against the hand-written Newton it replaced.
 
 ``kappa_grid`` needs, for every model and every node of log kappa (25 coarse + 41 fine nodes
 per model), the mode in eta = logit mu of the Beta-Binomial log likelihood plus the Beta prior
-on mu, and the curvature there. The package does this with ``maximize_newton_2d``
-(``bayesnoise/conjugate/newton.py``: batched damped Newton with a line search, all problems
-advanced together, started from the pooled accuracy / the coarse modes). The scipy drop-in
-timed against it is :func:`scipy_conditional` below: ``scipy.optimize.elementwise.find_root``
-(Chandrupatla's bracketing method, vectorised over all problems) on the gradient over the
-whole box ``[-ETA_BOUND, ETA_BOUND]``, same gradient tolerance, then one evaluation at the
-roots for the curvature. It passes the same tests (tests/test_published.py, the conjugate
-tests). Per-problem ``scipy.optimize.minimize`` (L-BFGS-B) is timed on a few models and
-extrapolated, for reference.
+on mu, and the curvature there. Since 2026-11-25 the package finds the modes with
+``scipy.optimize.elementwise`` (``bracket_root`` from the start +- 0.5, then ``find_root``,
+Chandrupatla's method, vectorised over all problems; ``kappa_grid._conditional``). Before, it
+used a hand-written batched damped Newton with a line search (``bayesnoise/conjugate/newton.py``,
+``maximize_newton_2d``), kept below verbatim (docstrings shortened) as
+:func:`newton_conditional` so that the comparison can be re-measured. Per-problem
+``scipy.optimize.minimize`` (L-BFGS-B) is timed on a few models and extrapolated, for
+reference.
+
+Project rule: prefer scipy.optimize; keep a hand-written solver only if scipy is more than 2x
+slower on the all-models / all-pairs workload. Measured 2026-11-25 (``--repeat 5``, 2 cores
+shared with other jobs), the bundled example + the 53 all-the-noises input tables:
+
+=====================  ========  =======  =======  ========  =============  ===============
+workload               newton s  scipy s  ratio    floor s   max abs d eta  max abs d table
+=====================  ========  =======  =======  ========  =============  ===============
+solver (kappa_grid)    1.353     1.947    1.44     0.175     1.2e-06        6.0e-07 (lml)
+posterior_table        18.822    20.234   1.08     0.005     1.2e-06        9.2e-08
+posterior_pairs_table  22.429    22.883   1.02     0.066     1.2e-06        1.7e-08
+=====================  ========  =======  =======  ========  =============  ===============
+
+Per dataset the scipy solver is 2.0-5.2x slower than the Newton (mostly ~2.6x: ~9-10 gradient
+evaluations per problem against ~3.5), which is 1.0-2.05x on the tables end to end (the K ~
+1100 files: human_eval_plus 1.98 / 1.77, math500 1.54 / 1.56). On highk aime2024 the Newton
+did not converge for one (model, node) in 100 iterations (a model with 0 of 33,000 correct;
+the fit then warns) and took 0.67 s against scipy's 0.07 s; the 1.2e-06 difference in eta is
+that node, every other is below 3e-07. Without that file: solver 2.76x, tables 1.11x /
+1.05x. Per-problem ``minimize(method="L-BFGS-B")``: 150-630x the Newton. Decision: scipy (within
+2x on the workload); newton.py was deleted.
 
 Workloads, on the bundled example and on every ../shared/data/all-the-noises input table
 (``complete(..., on_missing="intersect")`` first, as the pairs table needs):
@@ -40,7 +60,6 @@ from pathlib import Path
 
 import numpy as np
 from scipy import optimize, special
-from scipy.optimize import elementwise
 
 import bayesnoise as bn
 from bayesnoise.conjugate import kappa_grid as kg
@@ -58,44 +77,138 @@ QUICK = (
 )
 
 
-def _laplace(eta, lam, terms, model_of, mu_prior, ok):
-    """The outputs of ``kappa_grid._conditional`` from the modes (as the package computes)."""
-    ll, _, hee = terms_loglik(eta, lam.ravel(), terms, model_of, mu_prior)
+def _laplace(eta, ll, hee, shape, mu_prior, ok):
+    """The outputs of ``kappa_grid._conditional`` from the modes and the log likelihood and
+    its second derivative there (the same formulas as the package)."""
     curv = np.maximum(-hee, 1e-12)
     a0, b0 = mu_prior
     norm = special.betaln(a0, b0) if a0 > 0 and b0 > 0 else 0.0
     lml = ll - norm + 0.5 * np.log(2.0 * np.pi / curv)
-    s = lam.shape
-    sd = (1.0 / np.sqrt(curv)).reshape(s)
-    return eta.reshape(s), sd, lml.reshape(s), ok.reshape(s).all(axis=1)
+    sd = 1.0 / np.sqrt(curv)
+    return eta.reshape(shape), sd.reshape(shape), lml.reshape(shape), ok.reshape(shape).all(1)
 
 
-def scipy_conditional(lam, eta0, terms, n_obs, mu_prior, max_iter, tol):
-    """Drop-in for ``kappa_grid._conditional`` on ``scipy.optimize.elementwise.find_root``.
+# ---- the hand-written solver the package used until 2026-11-25 (bayesnoise/conjugate/newton.py
+# at that date, docstrings shortened), kept so the comparison can be re-measured ----
 
-    Root of the gradient in eta (scaled by ``1 + n_obs``, so ``fatol = tol`` is the
-    package's ``|d/deta| < tol (1 + n_obs)``) bracketed by ``[-ETA_BOUND, ETA_BOUND]``; where
-    the gradient has no sign change there, the maximum is at the bound it points to.
-    """
+
+def _newton_step(g1, g2, h11, h12, h22, free2):
+    """Newton direction on the free coordinates, with a Levenberg shift where H is not < 0."""
+    h12 = np.where(free2, h12, 0.0)
+    h22 = np.where(free2, h22, -1.0)
+    g2 = np.where(free2, g2, 0.0)
+    det = h11 * h22 - h12**2
+    neg_def = (h11 < 0) & (det > 0)
+    # smallest shift making H - shift * I negative definite (largest eigenvalue + margin)
+    tr = h11 + h22
+    eig_max = tr / 2.0 + np.sqrt(np.maximum((tr / 2.0) ** 2 - det, 0.0))
+    shift = np.where(neg_def, 0.0, np.maximum(eig_max, 0.0) + 1e-3 * np.abs(tr) + 1e-8)
+    h11_s, h22_s = h11 - shift, h22 - shift
+    det_s = h11_s * h22_s - h12**2
+    d1 = -(h22_s * g1 - h12 * g2) / det_s
+    d2 = np.where(free2, -(-h12 * g1 + h11_s * g2) / det_s, 0.0)
+    return d1, d2
+
+
+def maximize_newton_2d(
+    objective,
+    x,
+    y,
+    *,
+    y_free,
+    y_bounds,
+    x_bound=np.inf,
+    tol_scale=None,
+    max_iter=200,
+    tol=1e-9,
+    values=False,
+):
+    """Maximise independent ``f_j(x_j, y_j)`` at once: damped Newton steps (Levenberg shift
+    where the Hessian is not negative definite), capped at 5, halved until f does not drop;
+    ``y`` held in ``y_bounds`` (active set); stop at ``|f_x| + |f_y| < tol * tol_scale``."""
+    x = np.array(x, dtype=float)
+    y = np.array(y, dtype=float)
+    y_free = np.asarray(y_free, dtype=bool)
+    ylo, yhi = y_bounds
+    scale = np.ones(x.size) if tol_scale is None else np.asarray(tol_scale, dtype=float)
+    active = np.ones(x.size, bool)
+    converged = np.zeros(x.size, bool)
+    # objective and derivatives at the current points: trial points of the line search are
+    # evaluated with derivatives, so an accepted one is not evaluated again
+    cache = np.zeros((6, x.size))
+    known = np.zeros(x.size, bool)
+    for _ in range(max_iter):
+        idx = np.flatnonzero(active)
+        if idx.size == 0:
+            break
+        todo_eval = idx[~known[idx]]
+        if todo_eval.size:
+            cache[:, todo_eval] = objective(x[todo_eval], y[todo_eval], todo_eval)
+            known[todo_eval] = True
+        f, g1, g2, h11, h12, h22 = cache[:, idx]
+        # active set at the y bounds
+        at_lo = (y[idx] <= ylo + 1e-12) & (g2 < 0)
+        at_hi = (y[idx] >= yhi - 1e-12) & (g2 > 0)
+        free2 = y_free[idx] & ~(at_lo | at_hi)
+        gnorm = np.abs(g1) + np.abs(np.where(free2, g2, 0.0))
+        done = gnorm < tol * scale[idx]
+        d1, d2 = _newton_step(g1, g2, h11, h12, h22, free2)
+        # cap the step, then backtrack until the objective does not decrease
+        cap = np.minimum(1.0, 5.0 / np.maximum(np.abs(d1), np.abs(d2)).clip(1e-300))
+        d1, d2 = d1 * cap, d2 * cap
+        step = np.ones(idx.size)
+        todo = ~done
+        new_x, new_y = x[idx].copy(), y[idx].copy()
+        for _ls in range(40):
+            if not todo.any():
+                break
+            t = np.flatnonzero(todo)
+            cx = np.clip(x[idx][t] + step[t] * d1[t], -x_bound, x_bound)
+            cy = np.clip(y[idx][t] + step[t] * d2[t], ylo, yhi)
+            trial = np.asarray(objective(cx, cy, idx[t]))
+            ok = trial[0] >= f[t] - 1e-12 * np.abs(f[t])
+            new_x[t[ok]], new_y[t[ok]] = cx[ok], cy[ok]
+            cache[:, idx[t[ok]]] = trial[:, ok]
+            todo[t[ok]] = False
+            step[t[~ok]] *= 0.5
+        small = (np.abs(new_x - x[idx]) + np.abs(new_y - y[idx])) < 1e-12
+        x[idx], y[idx] = new_x, new_y
+        fin = done | small
+        converged[idx[fin]] = True
+        active[idx[fin]] = False
+    if not values:
+        return x, y, converged
+    rest = np.flatnonzero(~known)
+    if rest.size:
+        cache[:, rest] = objective(x[rest], y[rest], rest)
+    return x, y, converged, tuple(cache)
+
+
+def newton_conditional(lam, eta0, terms, n_obs, mu_prior, max_iter, tol):
+    """``kappa_grid._conditional`` as it was on the hand-written Newton (started at eta0)."""
     n_models, n_nodes = lam.shape
     model_of = np.repeat(np.arange(n_models), n_nodes)
-    lam_r = lam.ravel()
-    scale = 1.0 + n_obs[model_of]
 
-    def gradient(e, rows):
-        rows = rows.astype(np.intp)
-        return terms_loglik(e, lam_r[rows], terms, model_of[rows], mu_prior)[1] / scale[rows]
+    def objective(e, la, rows, derivatives=True):
+        out = terms_loglik(e, la, terms, model_of[rows], mu_prior, derivatives=derivatives)
+        if not derivatives:
+            return out
+        zero = np.zeros_like(e)
+        return out[0], out[1], zero, out[2], zero, zero - 1.0
 
-    res = elementwise.find_root(
-        gradient,
-        (-kg.ETA_BOUND, kg.ETA_BOUND),
-        args=(np.arange(lam.size),),
-        tolerances={"fatol": tol},
-        maxiter=max_iter,
+    eta, _, ok, (ll, _, _, hee, _, _) = maximize_newton_2d(
+        objective,
+        np.ravel(eta0),
+        lam.ravel(),
+        y_free=np.zeros(lam.size, bool),
+        y_bounds=(-np.inf, np.inf),
+        x_bound=kg.ETA_BOUND,
+        tol_scale=1.0 + n_obs[model_of],
+        max_iter=max_iter,
+        tol=tol,
+        values=True,
     )
-    at_bound = res.status == -1
-    eta = np.where(at_bound, np.where(res.f_bracket[1] > 0, kg.ETA_BOUND, -kg.ETA_BOUND), res.x)
-    return _laplace(eta, lam, terms, model_of, mu_prior, res.success | at_bound)
+    return _laplace(eta, ll, hee, lam.shape, mu_prior, ok)
 
 
 def per_problem_conditional(lam, eta0, terms, n_obs, mu_prior, max_iter, tol):
@@ -120,11 +233,12 @@ def per_problem_conditional(lam, eta0, terms, n_obs, mu_prior, max_iter, tol):
             options={"maxiter": max_iter, "gtol": tol * (1 + n_obs[model_of[j]]), "ftol": 0.0},
         )
         eta[j], ok[j] = r.x[0], r.success
-    return _laplace(eta, lam, terms, model_of, mu_prior, ok)
+    ll, _, hee = terms_loglik(eta, lam_r, terms, model_of, mu_prior)
+    return _laplace(eta, ll, hee, lam.shape, mu_prior, ok)
 
 
-NEWTON = kg._conditional
-SOLVERS = {"newton": NEWTON, "scipy": scipy_conditional}
+PACKAGE = kg._conditional  # scipy.optimize.elementwise (bracket_root + find_root)
+SOLVERS = {"newton": newton_conditional, "scipy": PACKAGE}
 
 
 @contextlib.contextmanager
@@ -133,7 +247,7 @@ def using(solver):
     try:
         yield
     finally:
-        kg._conditional = NEWTON
+        kg._conditional = PACKAGE
 
 
 def grid_inputs(c, k):
@@ -234,7 +348,7 @@ def per_problem_row(path, n_models=3):
     ds = bn.complete(bn.load(path), on_missing="intersect")
     c, k = beta_binomial_counts(ds)
     args = grid_inputs(c, k)
-    t_newton, _ = best_of({"n": lambda: kg.kappa_grid(*args)}, 3)
+    t_newton, _ = best_of({"n": in_solver(newton_conditional, lambda: kg.kappa_grid(*args))}, 3)
     few = grid_inputs(c[:n_models], k[:n_models])
     with using(per_problem_conditional):
         t0 = time.perf_counter()

@@ -14,7 +14,6 @@ from scipy import special, stats
 
 from bayesnoise.conjugate import fit_empirical_bayes
 from bayesnoise.conjugate.likelihood import conditional_loglik, marginal_loglik, model_cells
-from bayesnoise.conjugate.newton import maximize_newton_2d
 from bayesnoise.conjugate.rising import SERIES_FROM, count_terms, terms_loglik
 
 EPS = np.finfo(float).eps
@@ -116,20 +115,6 @@ def test_series_threshold_and_shared_cells():
     one = conditional_loglik(eta, lam, *shared)
     per_row = conditional_loglik(eta, lam, *(np.tile(x, (2, 1)) for x in shared[:2]), shared[2])
     np.testing.assert_array_equal(np.array(one), np.array(per_row))
-
-
-def test_newton_values_are_the_objective_at_the_maximisers():
-    def f(x, y, rows, derivatives=True):
-        val = -np.cosh(x - rows) - (y - 1.0) ** 2
-        one = np.ones_like(x)
-        sh = -np.sinh(x - rows)
-        return val, sh, -2 * (y - 1.0), -np.cosh(x - rows), 0 * one, -2 * one
-
-    x, y, ok, vals = maximize_newton_2d(
-        f, np.zeros(3), np.zeros(3), y_free=np.ones(3, bool), y_bounds=(-5, 5), values=True
-    )
-    assert ok.all()
-    np.testing.assert_array_equal(np.array(vals), np.array(f(x, y, np.arange(3))))
 
 
 def _scipy_objective(cells):

@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import integrate, stats
+from scipy import integrate, optimize, stats
 
 from bayesnoise.conjugate import (
     beta_central_moments,
@@ -15,7 +15,8 @@ from bayesnoise.conjugate import (
 )
 from bayesnoise.conjugate.beta import posterior_parameters
 from bayesnoise.conjugate.hyper import hyper_draws, hyper_quadrature
-from bayesnoise.conjugate.newton import maximize_newton_2d
+from bayesnoise.conjugate.kappa_grid import ETA_BOUND, kappa_grid
+from bayesnoise.conjugate.rising import count_terms, terms_loglik
 
 
 def test_beta_central_moments_match_quadrature():
@@ -267,45 +268,34 @@ def test_bad_inputs():
         fit_empirical_bayes([np.nan, 1], [1, 1])
 
 
-def _quadratic(centre, hess):
-    """Concave quadratic objective in the solver's calling convention (one problem per row)."""
-    centre = np.asarray(centre, float)
-    (h11, h12), (_, h22) = hess
+def test_conditional_modes_are_roots_of_the_gradient_or_at_the_bound():
+    # model 0 all wrong, 1 all right, 2 mixed, with K = 5
+    cu, ku = np.array([0.0, 5.0, 2.0]), np.full(3, 5.0)
+    w = np.array([[30.0, 0, 0], [0, 30.0, 0], [10.0, 10.0, 10.0]])
+    terms = count_terms(cu, ku, w)
+    rows = np.repeat(np.arange(3), 41)
+    for prior in [(1.0, 1.0), (0.0, 0.0)]:
+        g = kappa_grid(cu, ku, w, np.zeros(3), mu_prior=prior, tol=1e-10)
+        assert g.converged.all()
+        _, grad, hee = terms_loglik(g.eta.ravel(), g.lam.ravel(), terms, rows, prior)
+        np.testing.assert_allclose(g.eta_sd.ravel(), 1 / np.sqrt(-hee), rtol=1e-12)
+        interior = np.abs(g.eta.ravel()) < ETA_BOUND
+        assert np.all(np.abs(grad[interior]) < 1e-10 * (1 + 30))
+        if prior == (0.0, 0.0):  # no interior maximum: held at the bound it climbs to
+            assert np.all(g.eta[0] == -ETA_BOUND) and np.all(g.eta[1] == ETA_BOUND)
+        else:
+            assert interior.all()
+    # the mixed model at one kappa against a bounded scalar maximisation
+    g = kappa_grid(cu, ku, w, np.zeros(3), fixed_lam=np.log([0.5, 2.0, 3.0]))
 
-    def f(x, y, rows, derivatives=True):
-        dx, dy = x - centre[rows, 0], y - centre[rows, 1]
-        val = 0.5 * (h11 * dx * dx + 2 * h12 * dx * dy + h22 * dy * dy)
-        if not derivatives:
-            return val
-        one = np.ones_like(x)
-        return val, h11 * dx + h12 * dy, h12 * dx + h22 * dy, h11 * one, h12 * one, h22 * one
+    def neg(e):
+        return -terms_loglik(np.array([e]), g.lam[2], terms, np.array([2]), (1.0, 1.0))[0][0]
 
-    return f
-
-
-def test_newton_solver_free_bounded_and_fixed():
-    # three problems: interior maximum, maximum beyond the upper y bound, y held fixed
-    f = _quadratic([[1.0, 2.0], [-1.0, 5.0], [0.5, 3.0]], [[-2.0, 0.5], [0.5, -4.0]])
-    x, y, ok = maximize_newton_2d(
-        f, np.zeros(3), np.zeros(3), y_free=[True, True, False], y_bounds=(-3.0, 3.0)
+    ref = optimize.minimize_scalar(
+        neg, bounds=(-10, 10), method="bounded", options={"xatol": 1e-10}
     )
-    assert ok.all()
-    np.testing.assert_allclose([x[0], y[0]], [1.0, 2.0], atol=1e-9)
-    # held at the bound; x maximises f(., y): dx = -h12 dy / h11
-    assert y[1] == 3.0 and x[1] == pytest.approx(-1.0 - 0.5, abs=1e-9)
-    assert y[2] == 0.0 and x[2] == pytest.approx(0.5 - 0.75, abs=1e-9)
-
-
-def test_newton_solver_not_concave_start():
-    # f = -(x^2 - 1)^2 - y^2 is not concave at x = 0.1: the Levenberg shift still climbs
-    def f(x, y, rows, derivatives=True):
-        val = -((x * x - 1) ** 2) - y * y
-        if not derivatives:
-            return val
-        return val, -4 * x * (x * x - 1), -2 * y, -12 * x * x + 4, 0 * x, -2 + 0 * y
-
-    x, y, ok = maximize_newton_2d(f, [0.1], [0.3], y_free=[True], y_bounds=(-5.0, 5.0))
-    assert ok.all() and x[0] == pytest.approx(1.0, abs=1e-8) and y[0] == pytest.approx(0, abs=1e-8)
+    # Brent on function values locates a flat maximum to ~sqrt(eps) only
+    assert g.eta[2, 0] == pytest.approx(ref.x, abs=1e-6)
 
 
 def test_posterior_parameters_one_formula():

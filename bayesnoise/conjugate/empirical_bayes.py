@@ -272,7 +272,7 @@ def fit_empirical_bayes(
     kappa_bounds : (low, high), default (1e-2, 1e4)
         Support of the grid over kappa.
     max_iter, tol : int, float
-        Newton settings of the conditional modes of logit mu.
+        root-finding settings (scipy.optimize.elementwise) of the conditional modes of logit mu.
     warn : bool, default True
         Issue one ``UserWarning`` per situation where kappa was not estimated.
     names : sequence of str, optional

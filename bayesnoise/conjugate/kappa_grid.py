@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import special
+from scipy.optimize import elementwise
 
-from .newton import maximize_newton_2d
 from .rising import count_terms, terms_loglik
 
 __all__ = [
@@ -96,29 +96,35 @@ class KappaGrid:
 
 
 def _conditional(lam, eta0, terms, n_obs, mu_prior, max_iter, tol):
-    """Mode, sd and integrated log likelihood of logit mu at fixed lam, per (model, node)."""
+    """Mode, sd and integrated log likelihood of logit mu at fixed lam, per (model, node).
+
+    The mode is the root of the gradient in eta, all (model, node) problems at once:
+    :func:`scipy.optimize.elementwise.bracket_root` grows a bracket from ``eta0 +- 0.5``
+    within ``[-ETA_BOUND, ETA_BOUND]``, then :func:`scipy.optimize.elementwise.find_root`
+    (Chandrupatla's method) stops when ``|d/deta| < tol * (1 + n_obs)`` or after ``max_iter``
+    iterations. Where the gradient keeps its sign on the whole interval the maximum is at the
+    bound it points to.
+    """
     n_models, n_nodes = lam.shape
     model_of = np.repeat(np.arange(n_models), n_nodes)
+    lam_r = lam.ravel()
+    scale = 1.0 + n_obs[model_of]  # fatol = tol on the scaled gradient
 
-    def objective(e, la, rows, derivatives=True):
-        out = terms_loglik(e, la, terms, model_of[rows], mu_prior, derivatives=derivatives)
-        if not derivatives:
-            return out
-        zero = np.zeros_like(e)
-        return out[0], out[1], zero, out[2], zero, zero - 1.0
+    def gradient(e, rows):
+        return terms_loglik(e, lam_r[rows], terms, model_of[rows], mu_prior)[1] / scale[rows]
 
-    eta, _, ok, (ll, _, _, hee, _, _) = maximize_newton_2d(
-        objective,
-        eta0.ravel(),
-        lam.ravel(),
-        y_free=np.zeros(lam.size, bool),
-        y_bounds=(-np.inf, np.inf),
-        x_bound=ETA_BOUND,
-        tol_scale=1.0 + n_obs[model_of],
-        max_iter=max_iter,
-        tol=tol,
-        values=True,
+    rows = np.arange(lam.size)
+    start = np.clip(np.ravel(eta0), -ETA_BOUND + 0.5, ETA_BOUND - 0.5)
+    bracket = elementwise.bracket_root(
+        gradient, start - 0.5, start + 0.5, xmin=-ETA_BOUND, xmax=ETA_BOUND, args=(rows,)
+    ).bracket
+    res = elementwise.find_root(
+        gradient, bracket, args=(rows,), tolerances={"fatol": tol}, maxiter=max_iter
     )
+    at_bound = res.status == -1  # no sign change in the box: the gradient points out
+    eta = np.where(at_bound, np.where(res.f_bracket[1] > 0, ETA_BOUND, -ETA_BOUND), res.x)
+    ok = res.success | at_bound
+    ll, _, hee = terms_loglik(eta, lam_r, terms, model_of, mu_prior)
     curv = np.maximum(-hee, 1e-12)
     # Laplace over eta: log of the integral of L(eta, lam) p(eta) d eta (prior normalised)
     a0, b0 = mu_prior
@@ -184,7 +190,8 @@ def kappa_grid(
     fixed_lam : numpy.ndarray, shape (M,), optional
         Hold log kappa at these values (one node per model, weight 1).
     max_iter, tol : int, float
-        Newton settings of the conditional modes.
+        Root finding of the conditional modes (:func:`_conditional`): at most ``max_iter``
+        iterations, stop when ``|d/deta| < tol * (1 + questions)``.
 
     Returns
     -------
