@@ -25,10 +25,10 @@ from bayesnoise._common import OptionalDependencyError
 from bayesnoise.data import DataError
 from bayesnoise.report import format_for_path, render
 
-from . import decide, figures, tables
+from . import coverage, decide, figures, gate, quality, tables
 from ._call import call
 
-COMMAND_MODULES = [tables, decide, figures]
+COMMAND_MODULES = [tables, decide, quality, coverage, gate, figures]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,7 +69,9 @@ def _table_format(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; return the exit status (0 ok, 2 bad input or missing package).
+    """Run the command line; return the exit status (0 ok, 2 bad input or missing package;
+    a command with its own ``run`` chooses 0 or 1 itself: ``check`` returns 1 when a
+    regression is shown).
 
     Examples
     --------
@@ -86,18 +88,22 @@ def main(argv: list[str] | None = None) -> int:
             # Anything a computation prints (e.g. a sampler's progress) goes to standard error:
             # standard output carries only the table.
             with contextlib.redirect_stdout(sys.stderr), np.errstate(all="ignore"):
-                df = call(parser, args)
+                if hasattr(args, "run"):  # renders its own output, sets its status (cli.gate)
+                    text, status = args.run(args, fmt or "table")
+                else:
+                    df = call(parser, args)
+                    text = None if df is None else render(df, fmt or "table")
+                    status = 0
         except (DataError, OptionalDependencyError) as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
-    if df is None:
-        return 0
-    text = render(df, fmt or "table")
+    if text is None:
+        return status
     if getattr(args, "output", None):
         args.output.write_text(text)
     else:
         sys.stdout.write(text)
-    return 0
+    return status
 
 
 if __name__ == "__main__":

@@ -58,7 +58,6 @@ __all__ = [
     "population_accuracy",
     "population_difference",
     "posterior_pairs_table",
-    "posterior_passk_table",
     "posterior_table",
     "theory_se_difference",
 ]

@@ -32,7 +32,6 @@ __all__ = [
     "plot_accuracy_scatter",
     "plot_forest",
     "plot_heatmap",
-    "plot_mcmc",
     "plot_noise_components",
     "plot_noise_vs_accuracy",
     "plot_pair_matrix",

@@ -1,0 +1,202 @@
+"""The CI commands: ``check`` (regression gate, exit 1 when a regression is shown),
+``monitor`` (replay a log with an anytime-valid test) and ``plan`` (questions and samples to
+pay for).
+
+These commands render their own output and set the exit status: each sets ``run`` (a
+function of the parsed options and the output format returning ``(text, status)``), which
+:func:`bayesnoise.cli.main` calls in place of the table path.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from bayesnoise import verbs
+from bayesnoise.report import render
+from bayesnoise.verbs.gate import check_paths
+
+from ._options import COLUMNS_HELP, FILE_HELP, count, input_parent, output_parent, positive
+
+# parsed options that are not the verb's keyword arguments
+_NOT_VERB = {"command", "run", "format", "output", "file"}
+
+CHECK_EPILOG = (
+    "Exit status: 0 = no regression shown, 1 = regression shown (on a benchmark or the "
+    "combined test, Holm), 2 = bad input. FILEs: one file holding both models (--baseline "
+    "MODEL --candidate MODEL); two files, baseline then candidate (paired on the questions "
+    "both answered); or several files holding both models, one benchmark each. A benchmark "
+    "column gates every benchmark in it. --format json prints the whole result. "
+)
+
+
+def _kw(args) -> dict:
+    return {k: v for k, v in vars(args).items() if k not in _NOT_VERB}
+
+
+def _run_check(args, fmt):
+    result = check_paths(args.file, **_kw(args))
+    several = len(result.rows) > 1
+    if fmt == "json":
+        text = json.dumps(result.to_dict(), indent=1) + "\n"
+    elif fmt in ("csv", "tsv"):
+        text = render(result.rows, fmt)
+    else:
+        text = (render(result.rows, "table") + "\n" if several else "") + result.verdict + "\n"
+    return text, result.exit_status
+
+
+def _run_monitor(args, fmt):
+    files = args.file
+    result = verbs.sequential(files[0] if len(files) == 1 else files, **_kw(args))
+    a = result.attrs
+    last = result.isel(step=-1)
+    if a["stopped_at"]:
+        summary = (
+            f"stopped after {a['stopped_at']} of {a['questions_total']} questions: "
+            f"{a['decision']} (always-valid p = {float(last['p_always_valid']):.3g})"
+        )
+    else:
+        summary = (
+            f"not stopped after {a['questions_total']} questions (always-valid p = "
+            f"{float(last['p_always_valid']):.3g}, alpha {a['alpha']:g})"
+        )
+    print(summary, file=sys.stderr)
+    return render(verbs.tidy(result), fmt), 0
+
+
+def _run_plan(args, fmt):
+    files = args.file
+    data = None if not files else (files[0] if len(files) == 1 else files)
+    result = verbs.plan(data, **_kw(args))
+    if "se_prediction_before" in result.attrs:
+        a = result.attrs
+        print(
+            f"{a['budget']} extra samples: the prediction-noise SE of {a['model_a']} - "
+            f"{a['model_b']} on these questions goes from {a['se_prediction_before']:.4g} to "
+            f"{a['se_prediction_after']:.4g}",
+            file=sys.stderr,
+        )
+    return render(verbs.tidy(result), fmt), 0
+
+
+def _parser(sub, name, text, run, *, nargs="+"):
+    p = sub.add_parser(
+        name,
+        parents=[input_parent(file=False), output_parent()],
+        help=text,
+        description=text,
+        epilog=COLUMNS_HELP,
+    )
+    p.add_argument("file", nargs=nargs, help=FILE_HELP)
+    p.set_defaults(run=run)
+    return p
+
+
+def _alpha(p, text):
+    p.add_argument("--alpha", type=positive, default=0.05, help=text)
+
+
+def register(sub) -> None:
+    """Add ``check``, ``monitor`` and ``plan`` to the ``bayesnoise`` sub-parsers."""
+    p = _parser(
+        sub, "check", "regression gate: is the candidate worse than the baseline?", _run_check
+    )
+    p.epilog = CHECK_EPILOG + COLUMNS_HELP
+    p.add_argument("--baseline", dest="baseline_model", metavar="MODEL", help="baseline model")
+    p.add_argument("--candidate", dest="candidate_model", metavar="MODEL", help="candidate model")
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=0.0,
+        help="tolerated drop, a fraction in (-1, 1) (0.01 = one point; default 0): only a "
+        "drop beyond it is a regression",
+    )
+    _alpha(p, "family-wise level of the one-sided test (default 0.05)")
+    p.add_argument(
+        "--method",
+        choices=("freq", "bayes"),
+        default="freq",
+        help="paired t test (default) or the Dirichlet-process posterior",
+    )
+    p.add_argument("--draws", type=count, default=4000, help="posterior draws (bayes)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (bayes)")
+
+    p = _parser(
+        sub,
+        "monitor",
+        "replay a log in order: anytime-valid confidence sequence and p-value per question",
+        _run_monitor,
+    )
+    p.add_argument(
+        "--order-column",
+        metavar="NAME",
+        help="column giving each question's position (both models' rows of a question share "
+        "it; default: the order the questions appear)",
+    )
+    p.add_argument("--model-a", metavar="MODEL", help="model A (difference A - B)")
+    p.add_argument("--model-b", metavar="MODEL", help="model B")
+    p.add_argument("--margin", type=float, default=0.0, help="null: A - B = -margin (default 0)")
+    _alpha(p, "error level of the sequence and the test (default 0.05)")
+    p.add_argument(
+        "--difference",
+        type=positive,
+        metavar="D",
+        help="planned difference: bet on it (stops soonest when the true difference is about D)",
+    )
+    p.add_argument(
+        "--alternative",
+        choices=("two-sided", "greater", "less"),
+        default="two-sided",
+        help="less: look only for A - B < -margin (A the candidate: a regression)",
+    )
+    p.add_argument("--every", type=count, default=1, metavar="N", help="print every N-th question")
+    p.add_argument(
+        "--no-stop",
+        dest="stop",
+        action="store_false",
+        help="replay the whole log instead of ending at the stopping question",
+    )
+
+    p = _parser(
+        sub,
+        "plan",
+        "cost-optimal questions N and samples per question K; or which questions to resample",
+        _run_plan,
+        nargs="*",
+    )
+    target = p.add_mutually_exclusive_group()
+    target.add_argument(
+        "--difference", type=float, metavar="D", help="difference to detect (0.02 = 2 points)"
+    )
+    target.add_argument(
+        "--target-se", type=float, metavar="SE", help="SE of the difference to reach"
+    )
+    p.add_argument("--power", type=float, default=0.8, help="power (default 0.8)")
+    _alpha(p, "level (default 0.05)")
+    p.add_argument(
+        "--one-sided",
+        dest="alternative",
+        action="store_const",
+        const="one-sided",
+        default="two-sided",
+        help="one-sided test (as check's gate)",
+    )
+    p.add_argument(
+        "--cost-question", type=float, default=1.0, help="cost of a new question (default 1)"
+    )
+    p.add_argument(
+        "--cost-sample", type=float, default=1.0, help="cost of one sample of it (default 1)"
+    )
+    p.add_argument("--pair", nargs=2, metavar=("A", "B"), help="only the pair A - B")
+    p.add_argument("--max-samples", type=count, default=100, help="largest K (default 100)")
+    p.add_argument("--max-questions", type=count, help="largest N available")
+    p.add_argument(
+        "--resample",
+        type=count,
+        metavar="B",
+        help="adaptive K: which questions of the pilot to sample again (B extra samples)",
+    )
+    p.add_argument(
+        "--reference", metavar="BENCHMARK", help="plan from a public benchmark's reference noise"
+    )
