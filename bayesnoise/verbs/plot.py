@@ -19,16 +19,20 @@ from pathlib import Path
 from bayesnoise.data import DataError
 
 from ._inputs import dataset
+from ._quality_figures import difference_sum, difficulty, p_values
 
 __all__ = [
     "KINDS",
     "cdf",
     "components",
+    "difference_sum",
+    "difficulty",
     "forest",
     "heatmap",
     "matrix",
     "mcmc_forest",
     "noise",
+    "p_values",
     "power",
     "rank",
     "scatter",
@@ -177,4 +181,7 @@ KINDS = {
     "trace": trace,
     "rank": rank,
     "mcmc-forest": mcmc_forest,
+    "difference-sum": difference_sum,
+    "p-values": p_values,
+    "difficulty": difficulty,
 }
