@@ -63,7 +63,11 @@ def test_kappa_at_lower_bound_keeps_its_uncertainty():
     cover = np.abs(u.mean(1) - mom.ubar_mean) <= 1.96 * np.sqrt(mom.ubar_var)
     at = fits.kappa_status == "at lower bound"
     assert at.sum() > 50
-    assert cover[at].mean() > 0.85  # was 0.06-0.21
+    # was 0.06-0.21. Two-sided band around the nominal 0.95: 3 binomial Monte Carlo SEs,
+    # sqrt(0.95 * 0.05 / n) with n the fits at the bound (126 here: 0.019, band [0.892, 1.008],
+    # so at this size only under-coverage can fail; measured 0.921)
+    tol = 3 * np.sqrt(0.95 * 0.05 / at.sum())
+    assert abs(cover[at].mean() - 0.95) <= tol, (cover[at].mean(), at.sum())
 
 
 def test_kappa_at_upper_bound_keeps_its_uncertainty():
@@ -75,7 +79,10 @@ def test_kappa_at_upper_bound_keeps_its_uncertainty():
     assert at.sum() > 100
     lo, hi = fit.mu_interval(0.95)
     cover = (lo <= 0.3) & (0.3 <= hi)
-    assert cover[at].mean() > 0.93
+    # two-sided: 3 binomial Monte Carlo SEs around 0.95, sqrt(0.95 * 0.05 / n) with n the fits
+    # at the bound (438 here: band [0.919, 0.981]; measured 0.961)
+    tol = 3 * np.sqrt(0.95 * 0.05 / at.sum())
+    assert abs(cover[at].mean() - 0.95) <= tol, (cover[at].mean(), at.sum())
 
 
 @pytest.mark.skipif(not DATA.exists(), reason="shared data not present")
@@ -169,8 +176,26 @@ def test_pairs_table_has_both_probabilities_beside_their_intervals():
 
 # Calibration of the population paired difference under a null (true difference 0), two
 # models with Beta(mu, kappa = 1) marginals coupled by a Gaussian copula (rho = 0.8). 600
-# replicates per cell: MCSE sqrt(0.95 * 0.05 / 600) = 0.009 for a coverage near 0.95.
-_CELLS = [(n, k, acc) for n in (30, 100) for k in (1, 5) for acc in (0.05, 0.5, 0.9)]
+# replicates per cell: MCSE sqrt(0.95 * 0.05 / 600) = 0.0089 for a coverage near 0.95, and
+# the coverage must lie within 3 MCSE of 0.95 on both sides, [0.923, 0.977] (false alarm
+# about 0.3% per cell). Two lopsided N = 30 cells over-cover (the two models differ on a
+# handful of questions; even the exact sign test is conservative there): strict xfail with
+# the numbers, so a fix shows up as an unexpected pass.
+def _over(measured):
+    return pytest.mark.xfail(
+        strict=True, reason=f"over-covers at N = 30, accuracy 0.05: {measured}, band [0.923, 0.977]"
+    )
+
+
+_CELLS = [
+    pytest.param(30, 1, 0.05, marks=_over("0.983 (MCSE 0.005)")),
+    (30, 1, 0.5),  # 0.952
+    (30, 1, 0.9),  # 0.948
+    pytest.param(30, 5, 0.05, marks=_over("0.993 (MCSE 0.003)")),
+    (30, 5, 0.5),  # 0.935
+    (30, 5, 0.9),  # 0.977
+    *[(100, k, acc) for k in (1, 5) for acc in (0.05, 0.5, 0.9)],  # 0.928-0.958
+]
 
 
 @pytest.mark.slow
@@ -178,10 +203,7 @@ _CELLS = [(n, k, acc) for n in (30, 100) for k in (1, 5) for acc in (0.05, 0.5, 
 def test_population_difference_calibration(n, k, acc):
     out = population_difference_cell(n, k, acc, replicates=600, draws=800, random_seed=n + k)
     tol = 3 * np.sqrt(0.95 * 0.05 / 600)
-    # never overconfident; calibrated where the data are not lopsided and small
-    assert out["coverage"] >= 0.93 - tol, out
+    assert abs(out["coverage"] - 0.95) <= tol, out
     assert out["p_over_95"] <= 0.06 + 3 * np.sqrt(0.06 * 0.94 / 600), out
-    if acc == 0.5 or n == 100:
-        assert out["coverage"] <= 0.97 + tol, out
     if acc == 0.5:
         assert out["p_over_95"] >= 0.04 - 3 * np.sqrt(0.04 * 0.96 / 600), out

@@ -101,7 +101,9 @@ def test_family_wise_coverage_at_small_n():
     reps = 600
     misses = _family_misses(np.random.default_rng(43), reps, 40, 10)
     mcse = np.sqrt(0.05 * 0.95 / reps)  # 0.0089
-    assert misses["studentized"] / reps <= 0.05 + 3 * mcse, misses
+    # two-sided: within 3 binomial Monte Carlo SEs of 5% either way, [0.023, 0.077]; measured
+    # 0.060 (36 of 600)
+    assert abs(misses["studentized"] / reps - 0.05) <= 3 * mcse, misses
     assert misses["normal"] > misses["studentized"], misses
 
 

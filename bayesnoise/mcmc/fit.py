@@ -20,9 +20,9 @@ from typing import Any, Literal
 import numpy as np
 import xarray as xr
 
-from .diagnostics import check_convergence, default_var_names
+from .diagnostics import ConvergenceWarning, check_convergence, default_var_names, warn_user
 from .inputs import BuiltModel
-from .samplers import check_arguments, resolve_sampler
+from .samplers import check_arguments, raised_draws, resolve_sampler, retry_message
 
 __all__ = ["fit", "load_fit", "save_fit"]
 
@@ -43,6 +43,7 @@ def fit(
     target_accept: float | None = None,
     derived: bool = True,
     check: bool = True,
+    adapt: bool = True,
 ) -> xr.DataTree:
     """Sample a bayesnoise PyMC model and return the posterior with derived noise quantities.
 
@@ -81,13 +82,22 @@ def fit(
     check : bool, default True
         Warn (:class:`ConvergenceWarning`, naming the variables) when r_hat > 1.01, bulk or
         tail ESS < 400, or any transition diverged.
+    adapt : bool, default True
+        With ``check``: when the sampled parameters are out of those bounds, sample once more
+        with more draws (:func:`~bayesnoise.mcmc.samplers.raised_draws`: enough for the
+        smallest ESS to reach 400 at the rate measured, 2 to 4 times as many, twice the
+        tuning, ``target_accept`` 0.95 after divergences) and say so in one
+        :class:`ConvergenceWarning`, which also says whether the second run is within bounds.
+        The draws and tuning steps used are in ``attrs``. Not with one chain (r_hat needs
+        two: a one-chain run is a quick look).
 
     Returns
     -------
     xarray.DataTree
         Groups ``posterior``, ``sample_stats``, ``observed_data`` (``correct``, ``count`` on
         dims ``model``, ``question``); attrs ``bayesnoise_model``, ``sampler``,
-        ``compile_time``, ``sampling_time`` (seconds), ``random_seed``, ``priors`` (JSON).
+        ``compile_time``, ``sampling_time`` (seconds), ``random_seed``, ``priors`` (JSON),
+        ``draws`` and ``tune`` (per chain, as sampled).
 
     Examples
     --------
@@ -102,9 +112,54 @@ def fit(
     """
     check_arguments(model, sampler, draws, tune, chains)
     sampler = resolve_sampler(sampler, model.kind)
+    kind, data = model.kind, model.data
+    run = (model, sampler, chains, cores, random_seed, progressbar)
+    tree, compile_time, sampling_time = _sample(*run, draws, tune, target_accept)
+    first = asked = None
+    if check and adapt and chains > 1:  # out of bounds: sample once more, and say so
+        first = check_convergence(tree, var_names=default_var_names(kind), warn=False)
+        if not first.ok:
+            asked = (draws, tune, target_accept)
+            draws, tune, target_accept = raised_draws(first, *asked)
+            tree, compile_time, sampling_time = _sample(*run, draws, tune, target_accept)
+    tree["observed_data"] = xr.Dataset(
+        {
+            "correct": (("model", "question"), data.correct),
+            "count": (("model", "question"), data.count),
+        },
+        coords={"model": data.models, "question": data.questions},
+    )
+    if derived:
+        seed_seq = np.random.SeedSequence([int(random_seed), 4])
+        if kind == "marginal":
+            _add_finite_sample_marginal(tree, data, np.random.default_rng(seed_seq))
+        elif kind == "joint":
+            _add_finite_sample_joint(tree, data, seed_seq)
+    tree.attrs.update(
+        {
+            "bayesnoise_model": kind,
+            "sampler": sampler,
+            "compile_time": float(compile_time),
+            "sampling_time": float(sampling_time),
+            "random_seed": int(random_seed),
+            "priors": json.dumps(asdict(model.priors)),
+            "draws": int(draws),
+            "tune": int(tune),
+        }
+    )
+    if check:
+        report = check_convergence(tree, default_var_names(kind), warn=first is None or first.ok)
+        if first is not None and not first.ok:  # one warning says both runs
+            used = (draws, tune, target_accept)
+            warn_user(retry_message(first, asked, used, report), ConvergenceWarning)
+    return tree
+
+
+def _sample(model, sampler, chains, cores, random_seed, progressbar, draws, tune, target_accept):
+    """One run of the sampler: (tidied tree, compile seconds, sampling seconds)."""
     import pymc as pm
 
-    kind, data = model.kind, model.data
+    kind = model.kind
     start = time.perf_counter()
     if sampler == "nutpie":
         import nutpie
@@ -155,34 +210,7 @@ def fit(
         wall = time.perf_counter() - start
         sampling_time = float(tree["posterior"].attrs.get("sampling_time", wall))
         compile_time = max(wall - sampling_time, 0.0)
-
-    tree = _tidy(tree)
-    tree["observed_data"] = xr.Dataset(
-        {
-            "correct": (("model", "question"), data.correct),
-            "count": (("model", "question"), data.count),
-        },
-        coords={"model": data.models, "question": data.questions},
-    )
-    if derived:
-        seed_seq = np.random.SeedSequence([int(random_seed), 4])
-        if kind == "marginal":
-            _add_finite_sample_marginal(tree, data, np.random.default_rng(seed_seq))
-        elif kind == "joint":
-            _add_finite_sample_joint(tree, data, seed_seq)
-    tree.attrs.update(
-        {
-            "bayesnoise_model": kind,
-            "sampler": sampler,
-            "compile_time": float(compile_time),
-            "sampling_time": float(sampling_time),
-            "random_seed": int(random_seed),
-            "priors": json.dumps(asdict(model.priors)),
-        }
-    )
-    if check:
-        check_convergence(tree, var_names=default_var_names(kind))
-    return tree
+    return _tidy(tree), compile_time, sampling_time
 
 
 def _tidy(tree: xr.DataTree) -> xr.DataTree:
