@@ -240,8 +240,9 @@ _ENTRIES = [
     _c(
         "ubar",
         "ubar (these questions, Bayes)",
-        "posterior mean of mean_i u_i, the expected accuracy on these questions, under the "
-        "Beta-Bernoulli model (closed form, kappa integrated on a grid)",
+        "posterior mean of mean_i u_i, the expected accuracy on these questions: each question "
+        "shrunk toward the fitted Beta population (kappa integrated on a grid), or toward the "
+        "nonparametric prior where ubar_prior says so (closed form)",
         _ACC,
         THESE,
         "bayes",
@@ -473,6 +474,262 @@ _ENTRIES = [
         POPULATION,
         "freq",
         True,
+    ),
+    # signal-to-noise and decision accuracy
+    _c("subtask", "subtask", "the value of the group column (--group-column) of the row"),
+    _c("noise_model", "noise model", "the model whose noise is in the row's noise columns"),
+    _c(
+        "checkpoints",
+        "checkpoints",
+        "checkpoints of the noise model's series in the noise",
+        "count",
+    ),
+    _c(
+        "signal",
+        "signal",
+        "spread of the models' scores relative to their mean: max_jk |m_j - m_k| / mean_j m_j "
+        "(signal-and-noise); m_j the final-checkpoint score, else the accuracy",
+    ),
+    _c(
+        "noise_checkpoints",
+        "noise (checkpoints)",
+        "std / mean of the noise model's scores over its last checkpoints (ddof 0; "
+        "signal-and-noise)",
+    ),
+    _c("snr_checkpoints", "SNR (checkpoints)", "signal / noise_checkpoints (signal-and-noise)"),
+    _c(
+        "noise_se_total",
+        "noise (SE total)",
+        "se_total / accuracy of the noise model: the measured total noise (one sample per "
+        "question) relative to its score; not the checkpoint noise",
+    ),
+    _c("snr_se_total", "SNR (SE total)", "signal / noise_se_total"),
+    _c(
+        "noise_se_prediction",
+        "noise (SE prediction)",
+        "se_prediction / accuracy of the noise model: the measured prediction noise relative to "
+        "its score (empty at K = 1); not the checkpoint noise",
+    ),
+    _c("snr_se_prediction", "SNR (SE prediction)", "signal / noise_se_prediction"),
+    _c("family", "family", "model series (--families)"),
+    _c("size_a", "size A", "size of model A, the bigger model of the pair (--families)"),
+    _c("size_b", "size B", "size of model B, the next smaller model of its family"),
+    _c("size_doublings", "size doublings", "log2(size_a / size_b)"),
+    _c(
+        "family_snr",
+        "family SNR",
+        "Eval-Arena's family signal-to-noise: z / size_doublings = (accuracy_a - accuracy_b) / "
+        "se_mean / log2(size_a / size_b)",
+    ),
+    _c("model_pairs", "model pairs", "number of model pairs compared", "count"),
+    _c(
+        "decision_accuracy",
+        "decision accuracy",
+        "fraction of model pairs i < j (models by name) with (s_i > s_j) == (t_i > t_j) "
+        "(signal-and-noise decision_acc_fast); interval: percentile bootstrap over models",
+        _PROB,
+        "",
+        "freq",
+        True,
+    ),
+    _c(
+        "expected_decision_accuracy",
+        "expected decision accuracy",
+        "decision accuracy the measured noise alone allows: its mean when the small side ranks "
+        "the models as the target and both are re-measured with their bootstrap-over-questions "
+        "noise",
+        _PROB,
+    ),
+    # coverage self-check (bayesnoise coverage)
+    _c(
+        "interval",
+        "interval",
+        "the printed interval whose coverage is checked (its <interval>_low / _high columns)",
+    ),
+    _c(
+        "population",
+        "population",
+        "simulated question population: fitted (each model's fitted Beta), two-point (easy and "
+        "hard questions matched to each model's accuracy and data variance) or empirical (the "
+        "observed per-question scores, resampled)",
+    ),
+    _c("scope", "scope", "what the interval is about: these questions or the question population"),
+    _c("replicates", "replicates", "simulated evals (per population)", "count"),
+    _c("units", "units", "models or pairs whose intervals are pooled in each replicate", "count"),
+    _c(
+        "coverage",
+        "coverage",
+        "share of the simulated intervals that contain their truth (over units and replicates)",
+        _PROB,
+    ),
+    _c(
+        "coverage_mcse",
+        "coverage MCSE",
+        "Monte Carlo SE of coverage (from the spread of the per-replicate coverages)",
+        _PROB,
+    ),
+    _c(
+        "coverage_status",
+        "status",
+        "ok; under / over: coverage outside the nominal level +- 2 MCSE; not printed",
+    ),
+    _c("median_width", "median width", "median width of the simulated intervals"),
+    # regression gate (check), anytime-valid monitoring (monitor), budget (plan)
+    _c(
+        "accuracy_baseline",
+        "accuracy baseline",
+        "baseline's accuracy on the shared questions",
+        _ACC,
+    ),
+    _c("accuracy_candidate", "accuracy candidate", "candidate's accuracy on them", _ACC),
+    _c(
+        "change",
+        "candidate - baseline",
+        "observed candidate - baseline on the shared questions (combined: the mean over the "
+        "benchmarks); its interval is the two-sided 1 - 2 alpha paired t interval, whose upper "
+        "end is the one-sided bound the regression gate tests",
+        _DIFF,
+        POPULATION,
+        "freq",
+        True,
+    ),
+    _c(
+        "se_change",
+        "SE of the change",
+        "SE of change: sd_i(d_i) / sqrt(N) (ddof 1); combined: sqrt(sum of squares) / benchmarks",
+        _DIFF,
+        POPULATION,
+        "freq",
+    ),
+    _c(
+        "t_change",
+        "t",
+        "(change + margin) / se_change, the one-sided paired t statistic of the gate",
+    ),
+    _c(
+        "df",
+        "df",
+        "degrees of freedom of the t reference (N - 1; combined: Welch-Satterthwaite)",
+        "count",
+    ),
+    _c(
+        "p_regression",
+        "p regression",
+        "one-sided p-value of 'no regression' (change >= -margin) against a drop beyond the "
+        "margin (paired t)",
+        _PROB,
+    ),
+    _c(
+        "p_regression_adjusted",
+        "p regression (Holm)",
+        "p_regression adjusted by Holm over the benchmarks and the combined test",
+        _PROB,
+    ),
+    _c(
+        "change_bayes",
+        "candidate - baseline (Bayes)",
+        "posterior mean of the population difference candidate - baseline (Dirichlet weights "
+        "over the questions, as mu_difference); equal-tailed 1 - 2 alpha interval",
+        _DIFF,
+        POPULATION,
+        "bayes",
+        True,
+    ),
+    _c(
+        "p_no_regression_bayes",
+        "P(no regression)",
+        "posterior probability that the candidate is not worse by more than the margin",
+        _PROB,
+        POPULATION,
+        "bayes",
+    ),
+    _c(
+        "p_no_regression_bayes_adjusted",
+        "P(no regression), Holm",
+        "p_no_regression_bayes adjusted by Holm over the benchmarks and the combined test "
+        "(used as a p-value)",
+        _PROB,
+        POPULATION,
+        "bayes",
+    ),
+    _c("regression", "regression", "a regression beyond the margin is shown at alpha (Holm)"),
+    _c(
+        "verdict",
+        "verdict",
+        "the gate's reading: regression, no regression shown, non-inferior within the margin, "
+        "or improvement",
+    ),
+    _c(
+        "confidence_sequence",
+        "A - B, confidence sequence",
+        "anytime-valid confidence sequence for the population difference (betting, hedged "
+        "capital): it holds at every question at once with probability >= 1 - alpha "
+        "(point = difference so far)",
+        _DIFF,
+        POPULATION,
+        "freq",
+        True,
+    ),
+    _c(
+        "p_always_valid",
+        "p (always valid)",
+        "always-valid p-value of A - B = -margin: may be checked after every question",
+        _PROB,
+    ),
+    _c("stopped", "stopped", "the sequential test has rejected by this question"),
+    _c("decision", "decision", "continue, or the sequential test's finding once it stopped"),
+    _c(
+        "k_star",
+        "K*",
+        "cost-optimal samples per question before rounding: "
+        "sqrt(cost_question * prediction / (cost_sample * data))",
+        "count",
+    ),
+    _c("optimal_questions", "N (plan)", "questions of the cost-optimal design", "count"),
+    _c(
+        "optimal_samples_per_question",
+        "K (plan)",
+        "samples per question of the cost-optimal design (exact search over whole K)",
+        "count",
+    ),
+    _c(
+        "se_planned",
+        "SE (plan)",
+        "expected SE of the difference at the plan: sqrt((data + prediction / K) / N)",
+        _DIFF,
+        POPULATION,
+        "freq",
+    ),
+    _c("power_planned", "power (plan)", "power at the plan for the difference asked", _PROB),
+    _c("cost_planned", "cost (plan)", "N (cost_question + K cost_sample) of the plan", "cost"),
+    _c("questions_k1", "N at K = 1", "questions needed with one sample each", "count"),
+    _c("cost_k1", "cost at K = 1", "cost of that design", "cost"),
+    _c(
+        "current_samples_per_question",
+        "K now",
+        "samples per question of the pilot (the constant K with its variance)",
+        "count",
+    ),
+    _c("questions_current_k", "N at K now", "questions needed at the pilot's K", "count"),
+    _c("cost_current_k", "cost at K now", "cost of that design", "cost"),
+    _c("priority", "priority", "order in which to add the samples (1 = first)", "count"),
+    _c("extra_samples", "extra samples", "samples to add for this model on this question", "count"),
+    _c(
+        "question_prediction_variance",
+        "prediction variance (question)",
+        "posterior mean of u (1 - u) of this model on this question (fitted Beta population)",
+    ),
+    # prior behind ubar / dbar (conjugate posterior)
+    _c(
+        "ubar_prior",
+        "ubar prior",
+        "prior of the question accuracies behind ubar and dbar: beta (the fitted Beta "
+        "population) or nonparametric (the NPMLE's atoms with a posterior on their locations "
+        "and weights, where a likelihood-ratio test rejects the Beta population at the 1% "
+        "level)",
+        "",
+        NONE,
+        "bayes",
     ),
     # Eval-Arena summary
     _c("p5_min", "p5 min", "smallest difference significant at 5% (Eval-Arena)", _DIFF),

@@ -28,8 +28,8 @@ import warnings
 import numpy as np
 from scipy import stats
 
-from bayesnoise.decide import adjust_pvalues, max_abs_t_draws, simultaneous_intervals
 from bayesnoise.data import from_arrays
+from bayesnoise.decide import adjust_pvalues, max_abs_t_draws, simultaneous_intervals
 from bayesnoise.frequentist import pair_noise_dataset
 
 RHO, SD_THETA = 0.8, 1.5

@@ -32,8 +32,8 @@ import warnings
 import numpy as np
 from scipy import special
 
-from bayesnoise.decide import rank_table
 from bayesnoise.data import from_arrays
+from bayesnoise.decide import rank_table
 
 EDGES = np.array([0.0, 0.05, 0.2, 0.4, 0.6, 0.8, 0.95, 1.0 + 1e-9])
 

@@ -66,7 +66,7 @@ import pandas as pd
 from scipy import optimize, special
 
 import bayesnoise as bn
-from bayesnoise import decide, conjugate, frequentist
+from bayesnoise import conjugate, decide, frequentist
 
 __all__ = [
     "INTERVALS",

@@ -182,7 +182,7 @@ def test_pairs_fast_equal_slow(shared_data, rel, n_models):
             row = new[(new.model_a == names[a]) & (new.model_b == names[b])].iloc[0]
             d = u[i] - u[j]
             pop = wts @ np.concatenate([p[a] - p[b], [-1.0, 1.0]])
-            for x, pre, pcol in ((d, "difference", "p_a_better"), (pop, "population", "")):
+            for x, pre, pcol in ((d, "dbar", "p_a_better"), (pop, "mu_difference", "")):
                 sd = x.std()
                 lo, hi = np.quantile(x, [0.025, 0.975])
                 tol = (5 * q_sd + 0.03) * sd

@@ -13,6 +13,9 @@ axis = questions):
   these questions), V_pred and V_x; :func:`population_posterior` -- mu, data and prediction
   variance of the question population; :func:`fresh_run_predictive` -- a fresh run's score;
   :func:`population_accuracy` -- the population accuracy whatever the difficulty shape.
+- :func:`fit_nonparametric_prior` -- the NPMLE of the question-accuracy distribution, the
+  prior of ``ubar`` / ``dbar`` where the Beta population is rejected
+  (:mod:`bayesnoise.conjugate.ubar_prior`).
 - :func:`paired_difference_moments`, :func:`all_pairs_difference`,
   :func:`population_difference`, :func:`paired_population_posterior` -- paired differences
   between models on these questions and in the question population.
@@ -27,6 +30,7 @@ from .dirichlet import population_accuracy
 from .empirical_bayes import EmpiricalBayesFit, fit_empirical_bayes, merge_fits
 from .kappa_grid import DEFAULT_KAPPA_PRIOR, DEFAULT_MU_PRIOR
 from .notes import STATUS as KAPPA_STATUS
+from .npmle import fit_nonparametric_prior
 from .pairs import (
     all_pairs_difference,
     paired_difference_moments,
@@ -54,6 +58,7 @@ from .theory import accuracy_group_fits, benchmark_kappa, theory_se_difference
 __all__ = [
     "EmpiricalBayesFit",
     "fit_empirical_bayes",
+    "fit_nonparametric_prior",
     "fresh_run_predictive",
     "population_accuracy",
     "population_difference",

@@ -107,6 +107,7 @@ def posterior_table_chunked(
     random_seed=0,
     progress: bool = True,
     block_bytes: int = BLOCK_BYTES,
+    ubar_prior: str = "auto",
 ) -> pd.DataFrame:
     """:func:`~bayesnoise.conjugate.posterior_table` of a Dask-backed dataset, by model blocks.
 
@@ -119,7 +120,7 @@ def posterior_table_chunked(
     ----------
     ds : xarray.Dataset
         Dask-backed dataset (dims ``model``, ``question``).
-    confidence_level, kappa, random_seed, progress
+    confidence_level, kappa, random_seed, progress, ubar_prior
         As for :func:`~bayesnoise.conjugate.posterior_table`.
     block_bytes : int, default 32 MiB
         Largest block of counts one task holds (as float64).
@@ -143,7 +144,7 @@ def posterior_table_chunked(
     bar = Progress("bayesnoise posterior (Dask)", enabled=progress)
     blocks, ranges = _row_blocks(ds, block_bytes)
     seeds = np.random.SeedSequence(random_seed).spawn(len(blocks))
-    kw = {"confidence_level": confidence_level, "kappa": kappa}
+    kw = {"confidence_level": confidence_level, "kappa": kappa, "ubar_prior": ubar_prior}
     names = ds[MODEL].values
     tasks = [
         dask.delayed(_table_block)(c, k, names[a:b], dict(ds.attrs), {**kw, "random_seed": s})
@@ -176,7 +177,10 @@ def posterior_table_chunked(
         kappa_status=list(status),
         notes=list(notes),
         mc_se=max(p[0].attrs["mc_se"] for p in parts),
-        mu_shift=[x for p in parts for x in p[0].attrs["mu_shift"]],
+        **{
+            key: [x for p in parts for x in p[0].attrs[key]]
+            for key in ("mu_shift", "ubar_prior", "beta_fit_lr", "beta_fit_threshold")
+        },
     )
     df.attrs = attrs
     bar.close()

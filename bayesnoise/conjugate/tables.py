@@ -7,15 +7,15 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from bayesnoise._common import check_confidence_level, pair_table, tail_probabilities
+from bayesnoise._common import check_confidence_level, pair_table
 from bayesnoise._progress import Progress
 from bayesnoise.data import DataError, attr, beta_binomial_counts, complete, is_chunked
 
 from .dirichlet import population_accuracy
 from .empirical_bayes import fit_empirical_bayes
 from .pairs import all_pairs_difference, population_difference
-from .posterior import _quantile_with_mcse, population_variances
-from .ubar import k_group_sums, ubar_cumulants, ubar_draws
+from .posterior import population_variances
+from .ubar_prior import ubar_posterior
 
 __all__ = [
     "POSTERIOR_COLUMNS",
@@ -34,6 +34,7 @@ POSTERIOR_COLUMNS = [
     "ubar",
     "ubar_low",
     "ubar_high",
+    "ubar_prior",
     "kappa",
     "kappa_status",
     "se_data_bayes",
@@ -56,7 +57,13 @@ _DRAWS = 1000
 
 
 def posterior_table(
-    ds, *, confidence_level: float = 0.95, kappa=None, random_seed=0, progress: bool = True
+    ds,
+    *,
+    confidence_level: float = 0.95,
+    kappa=None,
+    random_seed=0,
+    progress: bool = True,
+    ubar_prior: str = "auto",
 ) -> pd.DataFrame:
     """Per-model posterior under the Beta-Binomial hierarchy ((mu, kappa) integrated out).
 
@@ -74,12 +81,18 @@ def posterior_table(
         Seed of the Monte Carlo draws for the ubar intervals.
     progress : bool, default True
         Show the steps on standard error once the run passes a second.
+    ubar_prior : {"auto", "beta", "nonparametric"}, default "auto"
+        Prior of the question accuracies behind ``ubar``: ``"auto"`` keeps the fitted Beta
+        population where it fits and uses a nonparametric prior (the NPMLE of the accuracy
+        distribution, with a posterior on its atoms) where a likelihood-ratio test rejects the
+        Beta (see :mod:`bayesnoise.conjugate.ubar_prior`); ``"beta"`` or ``"nonparametric"``
+        for every model.
 
     Returns
     -------
     pandas.DataFrame
         Columns ``model, questions, accuracy, mu, mu_low, mu_high, ubar, ubar_low, ubar_high,
-        kappa, kappa_status, se_data_bayes, se_prediction_bayes``:
+        ubar_prior, kappa, kappa_status, se_data_bayes, se_prediction_bayes``:
 
         - ``questions``: questions the model answered; ``accuracy``: mean of c/K over them;
         - ``mu`` and interval: population accuracy (posterior median and equal-tailed
@@ -88,7 +101,17 @@ def posterior_table(
           :func:`bayesnoise.conjugate.population_accuracy`);
         - ``ubar`` and interval: expected accuracy on *these* questions (posterior mean; interval
           by Monte Carlo with (mu, kappa) drawn from their posterior, see
-          :func:`bayesnoise.conjugate.ubar.ubar_draws`);
+          :func:`bayesnoise.conjugate.ubar.ubar_draws`). With K = 1 the data say nothing
+          about kappa and the interval assumes its prior (LogNormal, median 1: difficulties
+          spread like the paper's Beta(p, 1 - p)); it is calibrated on average over that
+          prior, not at every true kappa (at N = 100-500 it covered 0.96 at kappa 1,
+          0.88-0.90 at 5, 0.99 at 0.5); ``mu_low/high`` covers ubar at every kappa, wider;
+        - ``ubar_prior``: ``beta`` (the fitted Beta population, (mu, kappa) integrated) or
+          ``nonparametric`` (the NPMLE's atoms, their locations and weights given a posterior,
+          where the Beta population is rejected at the 1% level, e.g. clusters of easy and
+          broken questions, which the Beta shrinks towards the wrong values; with 95% of the
+          questions at u = 0.95 and 5% at 0.01, K = 20, the Beta interval covered 0.555 at
+          N = 500 and 0.037 at N = 2,000, this one 0.94);
         - ``kappa``: posterior median of the concentration (the given value when assumed);
         - ``kappa_status``: ``estimated``, ``at lower bound`` / ``at upper bound`` (the
           likelihood keeps rising towards that edge; intervals still integrate over kappa),
@@ -99,9 +122,11 @@ def posterior_table(
           restate its prior).
 
         ``df.attrs`` holds ``kappa_status``, ``notes``, ``draws``, ``mc_se`` (largest Monte
-        Carlo standard error of an interval end), ``confidence_level`` and ``mu_shift``
+        Carlo standard error of an interval end), ``confidence_level``, ``mu_shift``
         (the Beta-Binomial mu minus the accuracy in standard errors of the accuracy; NaN where
-        every question has the same score, so that standard error is 0).
+        every question has the same score, so that standard error is 0), ``ubar_prior``,
+        ``beta_fit_lr`` and ``beta_fit_threshold`` (the likelihood-ratio statistic of the
+        Beta population against the NPMLE and its 1% critical value, NaN where not tested).
 
     Examples
     --------
@@ -118,6 +143,7 @@ def posterior_table(
 
     if is_chunked(ds):  # Dask-backed: one block of models at a time
         kw = {"kappa": kappa, "random_seed": random_seed, "progress": progress}
+        kw["ubar_prior"] = ubar_prior
         return posterior_table_chunked(ds, confidence_level=confidence_level, **kw)
     level = check_confidence_level(confidence_level)
     bar = Progress("bayesnoise posterior", enabled=progress)
@@ -126,7 +152,8 @@ def posterior_table(
     bar.step("fitting (mu, kappa)")
     fit = fit_empirical_bayes(c, k, kappa=kappa, names=names)
     bar.step("ubar posteriors")
-    post = _ubar_posterior(c, k, fit, level, np.random.default_rng(random_seed))
+    rng = np.random.default_rng(random_seed)
+    post = _ubar_posterior(c, k, fit, level, rng, ubar_prior=ubar_prior)
     mask = k > 0
     n = mask.sum(axis=1)
     p = np.where(mask, c / np.where(mask, k, 1.0), 0.0)
@@ -145,6 +172,7 @@ def posterior_table(
             "ubar": post["cumulants"][0],
             "ubar_low": post["low"],
             "ubar_high": post["high"],
+            "ubar_prior": post["prior"],
             "kappa": fit.kappa,
             "kappa_status": fit.kappa_status,
             "se_data_bayes": np.where(unknown, np.nan, np.sqrt(data_var / n)),
@@ -159,26 +187,20 @@ def posterior_table(
         mc_se=float(np.max(post["mcse"])),
         confidence_level=level,
         mu_shift=list(shift),
+        ubar_prior=list(post["prior"]),
+        beta_fit_lr=list(post["lr"]),
+        beta_fit_threshold=list(post["threshold"]),
     )
     bar.close()
     return df
 
 
-def _ubar_posterior(c, k, fit, level, rng):
-    """ubar per model: exact cumulants 1-4 (quadrature as in :func:`integrated_moments`) and
-    interval ends from :func:`~bayesnoise.conjugate.ubar.ubar_draws` with their MC error."""
-    mask = k > 0
-    sums = k_group_sums(c, k, mask)
-    draws = ubar_draws(c, k, mask, fit, _DRAWS, rng, sums=sums)
-    (low, high), (se_lo, se_hi) = _quantile_with_mcse(draws, tail_probabilities(level))
-    cum = ubar_cumulants(sums, fit)
-    return {
-        "cumulants": cum,
-        "draws": draws,
-        "low": low,
-        "high": high,
-        "mcse": np.maximum(se_lo, se_hi),
-    }
+def _ubar_posterior(c, k, fit, level, rng, *, ubar_prior="auto"):
+    """ubar per model (:func:`~bayesnoise.conjugate.ubar_prior.ubar_posterior`): exact
+    cumulants 1-4 and interval ends from draws with their MC error, under the Beta population
+    ((mu, kappa) integrated, :func:`~bayesnoise.conjugate.ubar.ubar_draws`) or, where the Beta
+    is rejected, the nonparametric prior."""
+    return ubar_posterior(c, k, fit, level, rng, draws=_DRAWS, ubar_prior=ubar_prior)
 
 
 # |mu - accuracy| above this many standard errors of the observed accuracy flags a Beta that does
@@ -212,9 +234,9 @@ def _mu_shift(names, p, mask, acc, mu):
         warnings.warn(
             f"The mean of the fitted Beta population differs from the observed accuracy by more than "
             f"{_MU_SHIFT_WARN:g} standard error for {off.size} model(s): {listed}{more}. The "
-            "question difficulties are not Beta-shaped: kappa, se_data_bayes, se_prediction_bayes and "
-            "the ubar intervals rest on that shape. The mu column and its interval do not "
-            "(a Dirichlet posterior of the mean per-question score), nor does the "
+            "question difficulties are not Beta-shaped: kappa, se_data_bayes and se_prediction_bayes "
+            "rest on that shape (ubar does where ubar_prior says beta). The mu column and its "
+            "interval do not (a Dirichlet posterior of the mean per-question score), nor does the "
             "frequentist interval (bayesnoise compare).",
             UserWarning,
             stacklevel=3,
@@ -230,6 +252,7 @@ def posterior_pairs_table(
     random_seed=0,
     on_missing: str = "raise",
     progress: bool = True,
+    ubar_prior: str = "auto",
 ) -> pd.DataFrame:
     """All unordered model pairs: finite-sample and population paired differences.
 
@@ -246,6 +269,9 @@ def posterior_pairs_table(
         Pairs need the same questions (see :func:`bayesnoise.data.complete`).
     progress : bool, default True
         Show the steps on standard error once the run passes a second.
+    ubar_prior : {"auto", "beta", "nonparametric"}, default "auto"
+        The prior of each model's question accuracies behind ``dbar`` (as for
+        :func:`posterior_table`; ``df.attrs["ubar_prior"]`` says which each model got).
 
     Returns
     -------
@@ -256,7 +282,8 @@ def posterior_pairs_table(
 
         - ``dbar`` = posterior mean of ``dbar = mean_i (u_Ai - u_Bi)`` on *these*
           questions, its credible interval and ``p_a_better = P(dbar > 0)`` (Monte Carlo from
-          the per-model posteriors, which are independent given the data: their exact first
+          the per-model posteriors of :func:`posterior_table`, each under its own
+          ``ubar_prior``, which are independent given the data: their exact first
           four cumulants give the Cornish-Fisher interval and the Edgeworth probability of
           every pair at once, Monte Carlo with shared per-model draws where the difference is
           too skewed for that, see :func:`bayesnoise.conjugate.all_pairs_difference`);
@@ -290,7 +317,8 @@ def posterior_pairs_table(
     fit = fit_empirical_bayes(c, k, kappa=kappa, names=names)
     seed_post, seed_pop = np.random.SeedSequence(random_seed).spawn(2)
     bar.step("ubar posteriors")
-    post = _ubar_posterior(c, k, fit, level, np.random.default_rng(seed_post))
+    rng = np.random.default_rng(seed_post)
+    post = _ubar_posterior(c, k, fit, level, rng, ubar_prior=ubar_prior)
     cum = post["cumulants"]
     bar.step("pairs on these questions")
     pairs = all_pairs_difference(
@@ -317,6 +345,7 @@ def posterior_pairs_table(
         notes=list(fit.notes),
         draws=_DRAWS,
         confidence_level=level,
+        ubar_prior=dict(zip(names, post["prior"], strict=True)),
     )
     bar.close()
     return df

@@ -2,7 +2,7 @@
 
 - :mod:`.side_by_side`: frequentist and Bayesian intervals for each model or pair in one table;
 - :mod:`bayesnoise.frequentist.multiplicity`: adjusted p-values for many pairs at once (Holm, Benjamini-Hochberg);
-- :mod:`.simultaneous`: simultaneous intervals for all pair differences (max-|T|, Bonferroni);
+- :mod:`.simultaneous`: simultaneous intervals for all pair differences (``max |T|``, Bonferroni);
 - :mod:`.ranks`: P(best), expected rank, rank intervals and the group tied with the top;
 - :mod:`.letters`: compact letter display of the models the pairwise tests cannot separate.
 """

@@ -143,12 +143,12 @@ def simultaneous_intervals(
     confidence_level : float, default 0.95
         Probability that all intervals cover their true (population) differences together.
     method : {"max-t", "bonferroni"}
-        ``"max-t"``: c is the ``confidence_level`` quantile of max_j |T_j|, from ``n_draws``
+        ``"max-t"``: c is the ``confidence_level`` quantile of ``max_j |T_j|``, from ``n_draws``
         seeded draws of the joint normal of the differences with Wishart (N - 1 df) variance
         estimates (:func:`max_abs_t_draws`), exact for normal per-question scores.
         ``"bonferroni"``: c = t_{N - 1, 1 - (1 - level) / (2 P)}, exact.
     n_draws : int, default 100000
-        Monte Carlo draws of the max-|T| (the coverage of c is then level +- about
+        Monte Carlo draws of the ``max |T|`` (the coverage of c is then level +- about
         sqrt(level (1 - level) / n_draws) = 0.0007 at the defaults).
     variance : {"auto", "wishart", "shared"}
         How the max-t draws the pairs' estimated variances (:func:`max_abs_t_draws`).
@@ -167,10 +167,10 @@ def simultaneous_intervals(
         ``model_a, model_b, difference, se_mean, simultaneous_low, simultaneous_high,
         p_simultaneous``: ``se_mean`` as in :func:`bayesnoise.frequentist.pair_noise` (the SE
         of the difference of the K-averaged scores), the interval difference +- c se_t, and the
-        single-step adjusted p-value P(max |T| >= |t|) (max-t) or min(1, P p) with p the pairs
+        single-step adjusted p-value ``P(max |T| >= |t|)`` (max-t) or min(1, P p) with p the pairs
         table's ``p_value`` (Bonferroni). Pairs whose difference has zero variance (models that
         agree on every question) get NaN. ``attrs``: ``critical_value`` (c, on the t scale),
-        ``critical_value_mcse`` (Monte Carlo SE of c from the density of max |T| at c; 0 for
+        ``critical_value_mcse`` (Monte Carlo SE of c from the density of ``max |T|`` at c; 0 for
         Bonferroni), ``bonferroni_critical_value``, ``se_scale`` (se_t / se_mean, so that the
         half-width is ``critical_value * se_scale * se_mean``), ``df``, ``coverage_mcse``,
         ``method``, ``family_size``, ``questions``.

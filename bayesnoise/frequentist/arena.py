@@ -30,8 +30,8 @@ def arena_summary(
     Each cell's mean score is thresholded (``score > threshold`` counts as solved), every pair
     gets an exact two-sided sign test on its discordant questions, and
 
-    * ``p5_min_count``: the smallest |solved_A - solved_B| among pairs with p < ``significance``;
-    * ``p5_max_count``: the largest |solved_A - solved_B| among pairs with p > ``significance``;
+    * ``p5_min_count``: the smallest ``|solved_A - solved_B|`` among pairs with p < ``significance``;
+    * ``p5_max_count``: the largest ``|solved_A - solved_B|`` among pairs with p > ``significance``;
 
     also as fractions of N (``p5_min``, ``p5_max``). All pairs at once from two matrix products.
 

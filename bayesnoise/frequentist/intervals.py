@@ -202,8 +202,8 @@ def difference_interval(
     effective table with discordance q = mean_i [p_ai (1 - p_bi) + p_bi (1 - p_ai)]
     = acc_a (1 - acc_b) + acc_b (1 - acc_a) - var_a - var_b + var_difference (the share of
     discordant sample pairs), b = n_eff (q + dbar) / 2 and c = n_eff (q - dbar) / 2 discordant
-    counts and n_eff = N (q - dbar^2) / var_difference. Since |d_i| <= p_ai (1 - p_bi) +
-    p_bi (1 - p_ai), var(d) <= q - dbar^2 and n_eff >= N; it is clipped to [N, N K] and is N where
+    counts and n_eff = N (q - dbar^2) / var_difference. Since ``|d_i| <= p_ai (1 - p_bi) +
+    p_bi (1 - p_ai)``, var(d) <= q - dbar^2 and n_eff >= N; it is clipped to [N, N K] and is N where
     undefined (var_difference zero up to rounding). With one 0/1 sample per question n_eff = N,
     q is the share of discordant questions and this *is* Tango's interval. Its variance is
     evaluated under each candidate difference, so it does not collapse when few questions differ

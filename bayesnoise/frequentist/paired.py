@@ -109,7 +109,7 @@ def paired_test(
     """Test whether two models differ on the same questions.
 
     No z is formed from a variance that is zero up to rounding, i.e. var <= 1e-12 * scale^2 with
-    scale the largest |score| of the two models (one question, or two models that agree on every
+    scale the largest ``|score|`` of the two models (one question, or two models that agree on every
     question): the statistic and p-value are then NaN and a warning says why.
 
     Parameters

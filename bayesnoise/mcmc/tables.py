@@ -38,12 +38,13 @@ def posterior_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.Data
     -------
     pandas.DataFrame
         Columns ``model, questions, accuracy, mu_beta, mu_beta_low, mu_beta_high, ubar_mcmc,
-        ubar_mcmc_low, ubar_mcmc_high, kappa_mcmc, kappa_status, se_data_mcmc,
+        ubar_mcmc_low, ubar_mcmc_high, ubar_prior, kappa_mcmc, kappa_status, se_data_mcmc,
         se_prediction_mcmc``: ``questions`` answered and observed ``accuracy`` (mean of c/K
         over them); posterior means and intervals of ``mu_beta`` (the mean of the Beta
         population of question accuracies: not the closed form's shape-free ``mu``, and apart
         from it when the difficulties are not Beta-shaped) and ``ubar_mcmc`` (expected accuracy
-        on these questions, the MCMC check of ``ubar``); the posterior *median*
+        on these questions, the MCMC check of ``ubar`` where ``ubar_prior`` is ``beta``: the
+        MCMC models have a Beta population); the posterior *median*
         ``kappa_mcmc`` (its posterior is right-skewed); ``se_data_mcmc = sqrt(E[data_var] / N)``
         and ``se_prediction_mcmc = sqrt(E[prediction_var] / N)`` with the posterior means of the
         population variances ``mu(1-mu)/(kappa+1)`` and ``mu(1-mu)kappa/(kappa+1)``, left
@@ -90,6 +91,7 @@ def posterior_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.Data
             "ubar_mcmc": post["ubar"].mean(_SAMPLE).values,
             "ubar_mcmc_low": ubar_low,
             "ubar_mcmc_high": ubar_high,
+            "ubar_prior": "beta",
             "kappa_mcmc": post["kappa"].median(_SAMPLE).values,
             "kappa_status": status,
             "se_data_mcmc": np.where(identified, se_data, np.nan),

@@ -11,20 +11,28 @@ table the command prints. The command line only parses, calls the verb and forma
 from . import plot
 from ._inputs import READ_OPTIONS
 from ._result import tidy
+from .coverage import coverage
+from .decision import decision_accuracy
 from .decisions import passk, power, ranks
+from .gate import check, plan, sequential
 from .outputs import columns, reference, report
 from .quality import leaderboard, questions
+from .signal import signal
 from .tables import arena, compare, noise, pairs, posterior
 
 __all__ = [
     "READ_OPTIONS",
     "arena",
+    "check",
     "columns",
     "compare",
+    "coverage",
+    "decision_accuracy",
     "leaderboard",
     "noise",
     "pairs",
     "passk",
+    "plan",
     "plot",
     "posterior",
     "power",
@@ -32,5 +40,7 @@ __all__ = [
     "ranks",
     "reference",
     "report",
+    "sequential",
+    "signal",
     "tidy",
 ]
