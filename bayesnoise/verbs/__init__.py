@@ -14,9 +14,11 @@ from ._result import tidy
 from .coverage import coverage
 from .decision import decision_accuracy
 from .decisions import passk, power, ranks
-from .gate import check, plan, sequential
+from .gate import check
 from .outputs import columns, reference, report
+from .plan import plan
 from .quality import leaderboard, questions
+from .sequential import sequential
 from .signal import signal
 from .tables import arena, compare, noise, pairs, posterior
 

@@ -1,0 +1,222 @@
+"""Stop sampling early with a valid answer: :func:`sequential`, an anytime-valid confidence
+sequence for a paired difference replayed in the order the questions came in."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from bayesnoise._common import fmt_value
+from bayesnoise.data import MODEL, QUESTION, DataError, attr
+
+from ._inputs import dataset, select_pair
+from ._result import to_result
+from .gate import _check_alpha, _check_margin
+from .tables import _INPUT_DOC
+
+__all__ = ["sequential"]
+
+
+def _order(ds, order_column, from_file):
+    """Positions of the questions (numbers, else text); duplicates are an error."""
+    source = attr(ds, "source")
+    if order_column is None:
+        return np.arange(ds.sizes[QUESTION])
+    name = "cluster" if from_file else order_column
+    if name not in ds.coords or ds[name].dims != (QUESTION,):
+        coords = [c for c in ds.coords if ds[c].dims == (QUESTION,)]
+        raise DataError(
+            f"{source}: no order column {order_column!r} along the questions; coordinates "
+            f"along question are {coords}"
+        )
+    raw = pd.Series(ds[name].values)
+    numbers = pd.to_numeric(raw, errors="coerce")
+    values = numbers if numbers.notna().all() else raw.astype(str)
+    dup = values.duplicated(keep=False)
+    if dup.any():
+        first = values[dup].iloc[0]
+        qs = np.asarray(ds[QUESTION].values)[(values == first).to_numpy()]
+        raise DataError(
+            f"{source}: the order column {order_column!r} gives the position {fmt_value(first)} to "
+            f"{dup.sum()} questions ({', '.join(map(repr, qs[:3].tolist()))}{', ...' if qs.size > 3 else ''}) "
+            "and maybe more; each question needs its own position (both models' rows of one "
+            "question share it)"
+        )
+    return values.to_numpy()
+
+
+def _decision(direction, a, b, margin) -> str:
+    if direction > 0:  # A - B > -margin
+        if margin > 0:
+            return f"{a} not worse than {b} by {margin:g} or more"
+        if margin < 0:
+            return f"{a} better than {b} by more than {-margin:g}"
+        return f"{a} better than {b}"
+    if margin > 0:
+        return f"{a} worse than {b} by more than {margin:g}"
+    if margin < 0:
+        return f"{a} not better than {b} by {-margin:g} or more"
+    return f"{b} better than {a}"
+
+
+def sequential(
+    data,
+    *,
+    model_a=None,
+    model_b=None,
+    order_column=None,
+    margin=0.0,
+    alpha=0.05,
+    difference=None,
+    alternative="two-sided",
+    every=1,
+    stop=True,
+    progress=True,
+    **read,
+):
+    """Anytime-valid paired comparison after every question (``bayesnoise monitor``).
+
+    Replays the questions in order and gives, after each, a confidence sequence for the
+    population difference A - B and an always-valid p-value for ``A - B = -margin`` that may
+    be checked after every question (:mod:`bayesnoise.decide.sequential`: betting, Waudby-Smith
+    and Ramdas; the guarantee is derived there). It stops at the first question where the
+    p-value reaches ``alpha``, which is where the sequence leaves ``-margin``. Any number of
+    samples per question (the averaged difference is bounded in [-1, 1]).
+
+    Parameters
+    ----------
+    {input}
+    model_a, model_b : str, optional
+        The two models (both may be omitted when the data hold exactly two).
+    order_column : str, optional
+        Column (of a table; a coordinate along ``question`` of a dataset) giving each
+        question's position in the stream: numbers, or text sorted as text (e.g. ISO
+        timestamps). Both models' rows of a question share one position; two questions with
+        one position are an error. Default: the order the questions appear in the data. The
+        guarantee needs an order that does not depend on the results (shuffled questions, or
+        as they arrive).
+    margin : float, default 0.0
+        The null is ``A - B = -margin`` (a fraction in (-1, 1)).
+    alpha : float, default 0.05
+    difference : float, optional
+        Planned difference: stake the Kelly bet for it (stops soonest when the true
+        difference is about this; default: adaptive stakes).
+    alternative : {"two-sided", "greater", "less"}
+        "less": only ``A - B < -margin`` is looked for (e.g. A the candidate, a regression).
+    every : int, default 1
+        Keep every ``every``-th question's row (and the last).
+    stop : bool, default True
+        End at the stopping question; False replays the whole log.
+    progress : bool, default True
+
+    Returns
+    -------
+    xarray.Dataset
+        Dim ``step`` (coordinate: questions used): ``question`` (the one just added),
+        ``questions``, ``difference`` (A - B so far), ``confidence_sequence_low`` /
+        ``_high``, ``p_always_valid``, ``stopped``, ``decision``; attrs ``stopped_at``
+        (questions used at the stop, 0 if it did not stop), ``decision``, ``model_a``,
+        ``model_b``, ``margin``, ``alpha``, ``stakes``.
+
+    Examples
+    --------
+    >>> import bayesnoise as bn
+    >>> f = "examples/data/cruxeval_output_temp0.8.csv.gz"
+    >>> r = bn.sequential(f, model_a="codellama-34b", model_b="codellama-13b")
+    >>> r.attrs["decision"], r.attrs["stopped_at"]
+    ('codellama-34b better than codellama-13b', 633)
+    """
+    from bayesnoise.data import complete, scores
+    from bayesnoise.decide.sequential import ALTERNATIVES, confidence_sequence
+
+    margin, alpha = _check_margin(margin), _check_alpha(alpha, 1.0)
+    if alternative not in ALTERNATIVES:
+        raise DataError(
+            f"alternative must be one of {', '.join(ALTERNATIVES)}, got {alternative!r}"
+        )
+    if difference is not None and not 0 < float(difference) < 2:
+        raise DataError(f"difference (planned) must be in (0, 2), got {difference}")
+    if int(every) < 1:
+        raise DataError(f"every must be a whole number >= 1, got {every}")
+    import xarray as xr
+
+    from_file = order_column is not None and not isinstance(data, xr.Dataset)
+    if from_file:
+        if read.get("cluster_col"):
+            raise DataError(
+                "the order column is read as the question's position; cluster_col "
+                "(--cluster-col) cannot be used with it"
+            )
+        read = {**read, "cluster_col": order_column}
+    try:
+        ds = dataset(data, progress=progress, **read)
+    except DataError as err:
+        if from_file and "cluster" in str(err):
+            raise DataError(
+                f"{err} (the cluster here is the order column {order_column!r}: both models' "
+                "rows of one question must share one position)"
+            ) from None
+        raise
+    models = [str(m) for m in ds[MODEL].values]
+    if model_a is None and model_b is None and len(models) == 2:
+        model_a, model_b = models
+    if model_a is None or model_b is None:
+        raise DataError(
+            f"{attr(ds, 'source')}: name the two models with model_a= and model_b= (CLI: "
+            f"--model-a, --model-b); models are {', '.join(models[:20])}"
+        )
+    ds = complete(select_pair(ds, (model_a, model_b)), on_missing="raise")
+    position = _order(ds, order_column, from_file)
+    order = np.argsort(position, kind="stable")
+    p = scores(ds).transpose(MODEL, QUESTION).values[:, order]
+    cs = confidence_sequence(
+        p[0] - p[1], null=-margin, alpha=alpha, difference=difference, alternative=alternative
+    )
+    n = p.shape[1]
+    hit = np.flatnonzero(cs["p_value"] <= alpha)
+    stopped_at = int(hit[0]) + 1 if hit.size else 0
+    decision = _decision(cs["direction"][hit[0]], model_a, model_b, margin) if hit.size else ""
+    last = stopped_at if (stop and stopped_at) else n
+    keep = np.unique(np.r_[np.arange(int(every) - 1, last, int(every)), last - 1])
+    stopped = cs["questions"] >= stopped_at if stopped_at else np.zeros(n, dtype=bool)
+    df = pd.DataFrame(
+        {
+            "question": np.asarray(ds[QUESTION].values)[order].astype(str),
+            "questions": cs["questions"],
+            "difference": cs["difference"],
+            "confidence_sequence_low": cs["low"],
+            "confidence_sequence_high": cs["high"],
+            "p_always_valid": cs["p_value"],
+            "stopped": stopped,
+            "decision": np.where(stopped, decision, "continue"),
+        }
+    ).iloc[keep]
+    df.attrs.update(
+        {
+            "model_a": str(model_a),
+            "model_b": str(model_b),
+            "order_column": order_column or "",
+            "margin": margin,
+            "alpha": alpha,
+            "alternative": alternative,
+            "stakes": "adaptive" if difference is None else f"planned difference {difference:g}",
+            "questions_total": n,
+            "stopped_at": stopped_at,
+            "decision": decision,
+        }
+    )
+    out = to_result(df.reset_index(drop=True), "step")
+    return out.assign_coords(step=("step", df["questions"].to_numpy()))
+
+
+# --- plan --------------------------------------------------------------------------------
+
+
+_READ_DOC = "**read" + _INPUT_DOC.split("**read", 1)[1]
+for _verb in (sequential,):
+    _verb.__doc__ = (
+        _verb.__doc__.replace("{input}", _INPUT_DOC)
+        .replace("{read}", _READ_DOC)
+        .replace("{{", "{")
+        .replace("}}", "}")
+    )
