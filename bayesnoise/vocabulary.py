@@ -724,9 +724,11 @@ _ENTRIES = [
         "ubar_prior",
         "ubar prior",
         "prior of the question accuracies behind ubar and dbar: beta (the fitted Beta "
-        "population) or nonparametric (the NPMLE's atoms with a posterior on their locations "
+        "population), nonparametric (the NPMLE's atoms with a posterior on their locations "
         "and weights, where a likelihood-ratio test rejects the Beta population at the 1% "
-        "level)",
+        "level) or binomial bound (K = 1) (one sample per question: kappa is not identified, "
+        "and ubar gets the Jeffreys posterior Beta(c + 1/2, N - c + 1/2), conservative "
+        "whatever kappa; ubar_prior='beta' keeps the kappa-dependent one)",
         "",
         NONE,
         "bayes",

@@ -135,6 +135,15 @@ def register(sub) -> None:
         help="conjugate: fix the Beta concentration kappa for every model instead of fitting it",
     )
     p.add_argument(
+        "--ubar-prior",
+        dest="ubar_prior",
+        choices=("auto", "beta", "nonparametric", "binomial"),
+        default="auto",
+        help="conjugate: prior behind ubar and dbar (default auto: the Beta population, "
+        "nonparametric where the Beta is rejected, the kappa-free binomial bound at K = 1; "
+        "beta keeps the kappa-dependent interval at K = 1; binomial: K = 1 data only)",
+    )
+    p.add_argument(
         "--sampler",
         choices=("auto", "pymc", "nutpie", "numpyro"),
         default="auto",

@@ -72,14 +72,15 @@ def kappa_notes(
         notes.append(
             f"kappa is not identifiable for {_who(status == STATUS['k1'], shape, names)}: every "
             f"answered question has K <= 1 sample, so the likelihood does not depend on kappa. "
-            f"Intervals for ubar, V_x and V_pred integrate kappa over {prior} and are wide; "
-            f"se_data and se_prediction are not reported. What that assumes: the questions' "
-            f"difficulties spread about as a Beta with kappa near 1 (the paper's Beta(p, 1 - p)); "
-            f"the ubar, dbar and p_a_better intervals are calibrated on average over that "
-            f"prior, not at every true kappa, and the data cannot check it (at N = 100-500, "
-            f"ubar covered 0.96 at a true kappa of 1, 0.88-0.90 at 5, 0.99 at 0.5). mu and "
-            f"mu_difference do not depend on kappa, and the population interval mu_low/high "
-            f"also covers ubar at every kappa (wider). Run K >= 2 samples per question to "
+            f"ubar and dbar (and p_a_better) use the binomial bound (ubar_prior 'binomial bound "
+            f"(K = 1)'): the Jeffreys posterior of the accuracy, which holds whatever kappa is "
+            f"(covered 0.94-1.00 for true kappa 0.5-100 at N = 100-2,000; about 0.95 when the "
+            f"questions are equally hard, up to 1.00 when they are far apart: the price of not "
+            f"knowing kappa; 1.2-1.4x the width of an interval that assumes kappa). V_x and "
+            f"V_pred integrate kappa over {prior} and are wide; se_data and se_prediction are "
+            f"not reported. ubar_prior='beta' (CLI --ubar-prior beta) gives the kappa-prior "
+            f"interval instead (covered 0.96 at a true kappa of 1 but 0.81-0.90 at 100). mu and "
+            f"mu_difference do not depend on kappa. Run K >= 2 samples per question to "
             f"measure kappa, or assume a value ({change})."
         )
     if np.any(status == STATUS["single"]):

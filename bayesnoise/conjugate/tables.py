@@ -13,9 +13,10 @@ from bayesnoise.data import DataError, attr, beta_binomial_counts, complete, is_
 
 from .dirichlet import population_accuracy
 from .empirical_bayes import fit_empirical_bayes
+from .k1 import k1_models
 from .pairs import all_pairs_difference, population_difference
 from .posterior import population_variances
-from .ubar_prior import ubar_posterior
+from .ubar_prior import CHOICES, ubar_posterior
 
 __all__ = [
     "POSTERIOR_COLUMNS",
@@ -81,12 +82,17 @@ def posterior_table(
         Seed of the Monte Carlo draws for the ubar intervals.
     progress : bool, default True
         Show the steps on standard error once the run passes a second.
-    ubar_prior : {"auto", "beta", "nonparametric"}, default "auto"
+    ubar_prior : {"auto", "beta", "nonparametric", "binomial"}, default "auto"
         Prior of the question accuracies behind ``ubar``: ``"auto"`` keeps the fitted Beta
         population where it fits and uses a nonparametric prior (the NPMLE of the accuracy
         distribution, with a posterior on its atoms) where a likelihood-ratio test rejects the
-        Beta (see :mod:`bayesnoise.conjugate.ubar_prior`); ``"beta"`` or ``"nonparametric"``
-        for every model.
+        Beta (see :mod:`bayesnoise.conjugate.ubar_prior`), and for a model with one sample per
+        question (K = 1, kappa not identified) the binomial bound, which does not depend on
+        kappa (:mod:`bayesnoise.conjugate.k1`); ``"beta"`` or ``"nonparametric"`` for every
+        model (``"beta"`` keeps the kappa-dependent interval at K = 1, kappa integrated over
+        its prior; ``"nonparametric"`` gives the K = 1 models the bound); ``"binomial"``
+        the bound, for data with K = 1 on every question (else
+        :class:`~bayesnoise.data.DataError`).
 
     Returns
     -------
@@ -102,12 +108,17 @@ def posterior_table(
         - ``ubar`` and interval: expected accuracy on *these* questions (posterior mean; interval
           by Monte Carlo with (mu, kappa) drawn from their posterior, see
           :func:`bayesnoise.conjugate.ubar.ubar_draws`). With K = 1 the data say nothing
-          about kappa and the interval assumes its prior (LogNormal, median 1: difficulties
-          spread like the paper's Beta(p, 1 - p)); it is calibrated on average over that
-          prior, not at every true kappa (at N = 100-500 it covered 0.96 at kappa 1,
-          0.88-0.90 at 5, 0.99 at 0.5); ``mu_low/high`` covers ubar at every kappa, wider;
-        - ``ubar_prior``: ``beta`` (the fitted Beta population, (mu, kappa) integrated) or
-          ``nonparametric`` (the NPMLE's atoms, their locations and weights given a posterior,
+          about kappa (how alike the questions are), and by default the interval is the
+          binomial bound ``Beta(c + 1/2, N - c + 1/2)`` (the Jeffreys interval), which holds
+          whatever kappa: it covered 0.94-0.95 where the questions are alike and up to 1.00
+          where they are not (u near 0 or 1), 1.2-1.4 times as wide as the kappa-dependent
+          interval: the price of not knowing kappa (see
+          :mod:`bayesnoise.conjugate.k1`); ``ubar_prior="beta"`` gives the kappa-dependent
+          interval instead (kappa over its LogNormal prior, median 1: at N = 100-500 it
+          covered 0.96 at a true kappa of 1, 0.88-0.90 at 5, 0.83-0.85 at 100, 0.99 at 0.5);
+        - ``ubar_prior``: ``binomial bound (K = 1)`` (see above), ``beta`` (the fitted Beta
+          population, (mu, kappa) integrated) or ``nonparametric`` (the NPMLE's atoms, their
+          locations and weights given a posterior,
           where the Beta population is rejected at the 1% level, e.g. clusters of easy and
           broken questions, which the Beta shrinks towards the wrong values; with 95% of the
           questions at u = 0.95 and 5% at 0.01, K = 20, the Beta interval covered 0.555 at
@@ -153,7 +164,7 @@ def posterior_table(
     fit = fit_empirical_bayes(c, k, kappa=kappa, names=names)
     bar.step("ubar posteriors")
     rng = np.random.default_rng(random_seed)
-    post = _ubar_posterior(c, k, fit, level, rng, ubar_prior=ubar_prior)
+    post = _ubar_posterior(c, k, fit, level, rng, ubar_prior=ubar_prior, names=names, ds=ds)
     mask = k > 0
     n = mask.sum(axis=1)
     p = np.where(mask, c / np.where(mask, k, 1.0), 0.0)
@@ -195,11 +206,24 @@ def posterior_table(
     return df
 
 
-def _ubar_posterior(c, k, fit, level, rng, *, ubar_prior="auto"):
+def _ubar_posterior(c, k, fit, level, rng, *, ubar_prior="auto", names=None, ds=None):
     """ubar per model (:func:`~bayesnoise.conjugate.ubar_prior.ubar_posterior`): exact
     cumulants 1-4 and interval ends from draws with their MC error, under the Beta population
-    ((mu, kappa) integrated, :func:`~bayesnoise.conjugate.ubar.ubar_draws`) or, where the Beta
-    is rejected, the nonparametric prior."""
+    ((mu, kappa) integrated, :func:`~bayesnoise.conjugate.ubar.ubar_draws`), where the Beta
+    is rejected the nonparametric prior, at K = 1 the binomial bound
+    (:mod:`bayesnoise.conjugate.k1`)."""
+    if ubar_prior not in CHOICES:
+        raise ValueError(f"ubar_prior must be one of {CHOICES}, got {ubar_prior!r}")
+    if ubar_prior == "binomial":
+        bad = np.flatnonzero(~k1_models(k) | (fit.kappa_status == "assumed"))
+        if bad.size:
+            source = "the input" if ds is None else attr(ds, "source")
+            listed = ", ".join(str(names[i]) for i in bad[:5]) if names is not None else ""
+            raise DataError(
+                f"{source}: ubar_prior 'binomial' is the K = 1 bound, but {bad.size} model(s) "
+                f"({listed}) have a question with K >= 2 samples or an assumed kappa: use "
+                "'auto' (it picks the bound for the K = 1 models)"
+            )
     return ubar_posterior(c, k, fit, level, rng, draws=_DRAWS, ubar_prior=ubar_prior)
 
 
@@ -269,9 +293,16 @@ def posterior_pairs_table(
         Pairs need the same questions (see :func:`bayesnoise.data.complete`).
     progress : bool, default True
         Show the steps on standard error once the run passes a second.
-    ubar_prior : {"auto", "beta", "nonparametric"}, default "auto"
+    ubar_prior : {"auto", "beta", "nonparametric", "binomial"}, default "auto"
         The prior of each model's question accuracies behind ``dbar`` (as for
-        :func:`posterior_table`; ``df.attrs["ubar_prior"]`` says which each model got).
+        :func:`posterior_table`; ``df.attrs["ubar_prior"]`` says which each model got). At
+        K = 1 ``"auto"`` gives each model the kappa-free binomial bound, so ``dbar`` is the
+        difference of two independent Jeffreys posteriors: given the questions the two
+        models' samples are independent and ``Var(dbar_hat | u) <= [ubar_A (1 - ubar_A) +
+        ubar_B (1 - ubar_B)] / N`` whatever kappa and however the models' difficulties
+        correlate, so the interval and ``p_a_better`` hold for every difficulty shape
+        (conservative where the questions are far from alike, see
+        :mod:`bayesnoise.conjugate.k1`).
 
     Returns
     -------
@@ -318,7 +349,7 @@ def posterior_pairs_table(
     seed_post, seed_pop = np.random.SeedSequence(random_seed).spawn(2)
     bar.step("ubar posteriors")
     rng = np.random.default_rng(seed_post)
-    post = _ubar_posterior(c, k, fit, level, rng, ubar_prior=ubar_prior)
+    post = _ubar_posterior(c, k, fit, level, rng, ubar_prior=ubar_prior, names=names, ds=ds)
     cum = post["cumulants"]
     bar.step("pairs on these questions")
     pairs = all_pairs_difference(

@@ -37,6 +37,7 @@ from scipy import stats
 from bayesnoise._common import tail_probabilities
 
 from .expansion import SHAPE_LIMITS, shape
+from .k1 import BINOMIAL, binomial_ubar, k1_models
 from .likelihood import model_cells
 from .mixture_posterior import autocorrelation_ess, mixture_posterior_draws
 from .npmle import beta_start, npmle_grid, prune_atoms, refine_atoms
@@ -45,6 +46,7 @@ from .rising import count_terms, terms_loglik
 from .ubar import k_group_sums, ubar_cumulants, ubar_draws
 
 __all__ = [
+    "CHOICES",
     "LEVEL",
     "PRIOR",
     "SWEEPS",
@@ -56,7 +58,9 @@ __all__ = [
 ]
 
 #: Values of the ``ubar_prior`` column.
-PRIOR = {"beta": "beta", "nonparametric": "nonparametric"}
+PRIOR = {"beta": "beta", "nonparametric": "nonparametric", "binomial": BINOMIAL}
+#: Accepted values of the ``ubar_prior`` option.
+CHOICES = ("auto", "beta", "nonparametric", "binomial")
 #: Level of the likelihood-ratio test of the Beta population (its chi-square bound).
 LEVEL = 0.99
 #: Sweeps of the sampler of the nonparametric prior's atoms and weights kept per model.
@@ -326,18 +330,25 @@ def ubar_posterior(c, k, fit, level, rng, *, draws: int = 1000, ubar_prior: str 
     rng : numpy.random.Generator
     draws : int, default 1000
         Posterior draws per model (interval ends are their quantiles).
-    ubar_prior : {"auto", "beta", "nonparametric"}, default "auto"
+    ubar_prior : {"auto", "beta", "nonparametric", "binomial"}, default "auto"
         ``"auto"``: the nonparametric prior where the likelihood-ratio test rejects the Beta
-        population (:func:`beta_fit_test`), the Beta elsewhere; ``"beta"`` or
-        ``"nonparametric"`` for every model (with one sample per question only the mean
-        accuracy is identified: those models keep the Beta).
+        population (:func:`beta_fit_test`), the Beta elsewhere, and the binomial bound
+        (:func:`bayesnoise.conjugate.k1.binomial_ubar`, which does not depend on the
+        unidentified kappa) for the models with one sample per question (every answered
+        question K = 1, kappa not assumed); ``"nonparametric"`` for every model (the K = 1
+        models get the binomial bound: only the mean accuracy is identified there);
+        ``"beta"`` the Beta population for every model (at K = 1 with kappa integrated over
+        its prior: calibrated only where the true kappa sits near that prior);
+        ``"binomial"`` the bound, for data where every question has K = 1 (a model with a
+        question answered more than once raises ``ValueError``).
 
     Returns
     -------
     dict of str to numpy.ndarray
         ``cumulants`` (4, M) exact posterior cumulants 1-4 of ubar; ``draws`` (M, draws);
         ``low``, ``high`` the equal-tailed interval and ``mcse`` the larger Monte Carlo error
-        of its ends (M,); ``prior`` (M,) values of :data:`PRIOR`; ``lr`` and ``threshold``
+        of its ends (M,; 0 for the binomial bound, whose ends are exact); ``prior`` (M,)
+        values of :data:`PRIOR`; ``lr`` and ``threshold``
         (M,) of the test (NaN where not tested; the LR reached, at least 0).
 
     Examples
@@ -351,19 +362,29 @@ def ubar_posterior(c, k, fit, level, rng, *, draws: int = 1000, ubar_prior: str 
     >>> post["prior"].tolist(), bool(np.all((post["low"] < u.mean(1)) & (u.mean(1) < post["high"])))
     (['beta', 'nonparametric'], True)
     """
-    if ubar_prior not in ("auto", "beta", "nonparametric"):
-        raise ValueError(
-            f"ubar_prior must be 'auto', 'beta' or 'nonparametric', got {ubar_prior!r}"
-        )
+    if ubar_prior not in CHOICES:
+        raise ValueError(f"ubar_prior must be one of {CHOICES}, got {ubar_prior!r}")
     n_models = c.shape[0]
     mask = k > 0
-    cu, ku, w = model_cells(c, k, mask) if ubar_prior != "beta" else (None, None, None)
-    use, lr, threshold, start = _choose(cu, ku, w, fit, ubar_prior)
+    bound = k1_models(k, mask) & (fit.kappa_status != "assumed")
+    if ubar_prior == "beta":
+        bound[:] = False
+    elif ubar_prior == "binomial" and not bound.all():
+        bad = np.flatnonzero(~bound)
+        raise ValueError(
+            f"ubar_prior='binomial' is the K = 1 bound, but model(s) at row(s) "
+            f"{bad[:5].tolist()} have a question with K >= 2 samples (or an assumed kappa): "
+            "use ubar_prior='auto'"
+        )
+    choice = "beta" if ubar_prior == "binomial" else ubar_prior
+    cu, ku, w = model_cells(c, k, mask) if choice != "beta" else (None, None, None)
+    use, lr, threshold, start = _choose(cu, ku, w, fit, choice)
+    use = use & ~bound
     cum = np.empty((4, n_models))
     out = np.empty((n_models, int(draws)))
     se = np.empty((2, n_models))
     probs = tail_probabilities(level)
-    beta = np.flatnonzero(~use)
+    beta = np.flatnonzero(~use & ~bound)
     if beta.size:
         # all rows when no model leaves the Beta: the draws are then those of the Beta alone
         rows = slice(None) if beta.size == n_models else beta
@@ -385,8 +406,17 @@ def ubar_posterior(c, k, fit, level, rng, *, draws: int = 1000, ubar_prior: str 
         # successive sweeps are correlated: scale the independent-draws error by
         # sqrt(sweeps / ESS)
         se[:, idx] = np.asarray(se_np) * np.sqrt(np.maximum(SWEEPS / got["ess"], 1.0))
+    idx = np.flatnonzero(bound)
+    if idx.size:  # K = 1: the kappa-free bound, exact ends
+        right = np.where(mask[idx], c[idx], 0).sum(axis=1)
+        got = binomial_ubar(right, mask[idx].sum(axis=1), level, int(draws), rng)
+        cum[:, idx], out[idx], se[:, idx] = got["cumulants"], got["draws"], got["mcse"]
+        lr[idx] = threshold[idx] = np.nan
     low, high = (np.quantile(out, p, axis=1) for p in probs)
+    if idx.size:
+        low[idx], high[idx] = got["low"], got["high"]
     prior = np.where(use, PRIOR["nonparametric"], PRIOR["beta"]).astype(object)
+    prior[bound] = PRIOR["binomial"]
     return {
         "cumulants": cum,
         "draws": out,

@@ -44,7 +44,11 @@ def posterior_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.Data
         population of question accuracies: not the closed form's shape-free ``mu``, and apart
         from it when the difficulties are not Beta-shaped) and ``ubar_mcmc`` (expected accuracy
         on these questions, the MCMC check of ``ubar`` where ``ubar_prior`` is ``beta``: the
-        MCMC models have a Beta population); the posterior *median*
+        MCMC models have a Beta population. At K = 1 (``kappa_status`` ``not identified
+        (K = 1): prior``) ``ubar_mcmc`` is the kappa-dependent interval, kappa drawn from its
+        prior: it checks the conjugate ``ubar_prior="beta"`` interval, not the default
+        ``binomial bound (K = 1)`` one, and is calibrated only where the true kappa sits near
+        that prior); the posterior *median*
         ``kappa_mcmc`` (its posterior is right-skewed); ``se_data_mcmc = sqrt(E[data_var] / N)``
         and ``se_prediction_mcmc = sqrt(E[prediction_var] / N)`` with the posterior means of the
         population variances ``mu(1-mu)/(kappa+1)`` and ``mu(1-mu)kappa/(kappa+1)``, left

@@ -272,6 +272,7 @@ def posterior(
     pairs=False,
     method="conjugate",
     kappa=None,
+    ubar_prior="auto",
     sampler="auto",
     draws=1000,
     tune=1000,
@@ -294,6 +295,15 @@ def posterior(
         so in their names: ``mu_beta``, ``ubar_mcmc``, ...).
     kappa : float, optional
         Conjugate only: fix the Beta concentration for every model.
+    ubar_prior : {{"auto", "beta", "nonparametric", "binomial"}}, default "auto"
+        Conjugate only: the prior of the question accuracies behind ``ubar`` and ``dbar``
+        (the ``ubar_prior`` column says which each model got). ``"auto"``: the fitted Beta
+        population, a nonparametric prior where a likelihood-ratio test rejects the Beta,
+        and at K = 1 (one sample per question, kappa not identified) the binomial bound
+        that holds whatever kappa; ``"beta"`` keeps the kappa-dependent Beta interval at
+        K = 1; ``"nonparametric"``; ``"binomial"`` (the K = 1 bound; data with a question
+        answered more than once raise :class:`~bayesnoise.data.DataError`). See
+        :func:`bayesnoise.conjugate.posterior_table`.
     sampler : {{"auto", "pymc", "nutpie", "numpyro"}}, default "auto"
     draws, tune, chains : int
         MCMC draws and tuning steps per chain, and chains.
@@ -329,6 +339,7 @@ def posterior(
         )
     if method == "conjugate":
         kw = {"confidence_level": level, "random_seed": seed, "kappa": kappa, "progress": progress}
+        kw["ubar_prior"] = ubar_prior
         if pairs:
             df = conjugate.posterior_pairs_table(ds, on_missing="raise", **kw)
         else:
@@ -338,6 +349,10 @@ def posterior(
         raise ValueError(f"method must be 'conjugate' or 'mcmc', got {method!r}")
     if kappa is not None:
         raise DataError("kappa applies to method='conjugate'; MCMC fits kappa with its prior")
+    if ubar_prior != "auto":
+        raise DataError(
+            "ubar_prior applies to method='conjugate'; the MCMC models have a Beta population"
+        )
     from bayesnoise import mcmc
 
     if pairs:
