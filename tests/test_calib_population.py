@@ -13,6 +13,8 @@ widened by 3 MCSE: a calibrated method fails with probability < 0.3% per check).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from scipy import special, stats
@@ -108,13 +110,15 @@ def test_fresh_run_on_new_questions_exact_moments():
 
 def test_end_atom_is_one_at_k1_and_without_differences():
     """At K = 1 and for identical models the atoms stay at +-1 (the Jeffreys-like posterior of
-    the discordant cells); they move inside only for K > 1 differences."""
+    the discordant cells); for K > 1 differences they sit at the typical size sqrt(S4 / S2)."""
     ones = np.array([1.0, -1.0, 0.0, 1.0])  # K = 1: every nonzero difference is +-1
     assert end_atom((ones**2).sum(), (ones**4).sum()) == 1.0 and end_atom(0.0, 0.0) == 1.0
-    # eight differing questions of size 0.2: m = 0.2, n = 8, e = 0.2 + 0.8 / 3
+    # eight differing questions of size 0.2: m = 0.2
     small = np.r_[np.full(8, 0.2), np.zeros(22)]
-    e = end_atom((small**2).sum(), (small**4).sum())
-    assert e == pytest.approx(0.2 + 0.8 / 3, rel=1e-12)
+    assert end_atom((small**2).sum(), (small**4).sum()) == pytest.approx(0.2, rel=1e-12)
+    # sizes 0.2 and 0.6: sqrt((0.2^4 + 0.6^4) / (0.2^2 + 0.6^2)) = sqrt(0.1312 / 0.4)
+    mixed = np.array([0.2, -0.6, 0.0])
+    assert end_atom((mixed**2).sum(), (mixed**4).sum()) == pytest.approx(np.sqrt(0.328))
     rng = np.random.default_rng(4)
     p = rng.binomial(1, 0.3, (2, 200)).astype(float)
     out = population_difference(p)
@@ -122,6 +126,25 @@ def test_end_atom_is_one_at_k1_and_without_differences():
     t = 200 + 1.0
     mean = d.sum() / t
     assert out["sd"][0, 1] == pytest.approx(np.sqrt(((d @ d + 1.0) / t - mean**2) / (t + 1)))
+
+
+def test_population_difference_sd_at_k5_uses_the_size_atoms():
+    """Closed-form sd at K > 1 against the Dirichlet moment formula with atoms at +-m, and
+    against 200,000 direct Dirichlet draws (sd of an sd estimate ~ sd / sqrt(2 D): 0.16%;
+    1% allowed)."""
+    rng = np.random.default_rng(12)
+    u = rng.beta(0.3, 3.0, 40)
+    p = rng.binomial(5, np.stack([u, 0.7 * u])) / 5
+    d = p[0] - p[1]
+    m2 = (d**4).sum() / (d**2).sum()
+    t = 40 + 1.0
+    mean = d.sum() / t
+    sd = np.sqrt(((d @ d + m2) / t - mean**2) / (t + 1))
+    out = population_difference(p)
+    assert out["sd"][0, 1] == pytest.approx(sd, rel=1e-12)
+    w = rng.dirichlet(np.r_[np.ones(40), 0.5, 0.5], size=200_000)
+    draws = w @ np.r_[d, -np.sqrt(m2), np.sqrt(m2)]
+    assert draws.std() == pytest.approx(sd, rel=0.01)
 
 
 def test_paired_posterior_agrees_with_all_pairs():
@@ -172,3 +195,123 @@ def test_population_accuracy_k1_exact_coverage(accuracy):
     covered = (out["low"] <= accuracy) & (accuracy <= out["high"])
     cov = float((stats.binom.pmf(s, n, accuracy) * covered).sum())
     assert 0.93 <= cov <= 0.97, cov
+
+
+# ------------------------------------------------------------------ issue 20 acceptance, N = 30
+# The population paired difference at N = 30 on the grid of studies/popdiff.py (beta,
+# two-point, three-component mixture and 2PL item-response difficulties; K = 5, 20; accuracy
+# 0.05, 0.5, 0.9, 0.95; a null and a logit shift of 0.77), R = 400 replicates per cell, the
+# same data as the study (its cell seeds). Tolerances, derived: a coverage from R independent
+# replicates has binomial MCSE sqrt(p (1 - p) / R) = 0.011 at p = 0.95, accepted within 3 MCSE
+# of 0.95 on both sides ([0.917, 0.983]); the width ratio is a ratio of medians over the same
+# replicates and must be <= 1.3 (no allowance: the criterion is far from the noise, the ratios
+# are 0.99-1.25 where it holds); the power ratio p1 / p0 of the interval and the paired t test
+# on the same shift replicates is accepted down to 0.9 - 3 MCSE, its MCSE by the delta method
+# sqrt(Var p1 + r^2 Var p0 - 2 r Cov(p1, p0)) / p0. Cells that miss are strict xfails with
+# their numbers (a change that fixes one shows up as an unexpected pass).
+ACC_R = 400
+ACC_SE = np.sqrt(0.95 * 0.05 / ACC_R)
+
+
+@functools.cache
+def _acceptance_cell(shape, k, mu):
+    from scipy import stats as st
+
+    from bayesnoise.frequentist import difference_interval
+    from studies import popdiff
+
+    n = 30
+    rng = np.random.default_rng(popdiff.cell_seed(shape, n, k, mu))
+    pa, pn, ps, truth = popdiff.simulate_pairs(shape, n, k, mu, ACC_R, rng)
+    tq = st.t.ppf(0.975, n - 1)
+    out = {}
+    for design, pb, target in (("null", pn, 0.0), ("shift", ps, truth)):
+        d = pa - pb
+        half = tq * d.std(-1, ddof=1) / np.sqrt(n)
+        t = (d.mean(-1) - half, d.mean(-1) + half)
+        moments = (pa.mean(-1), pb.mean(-1), pa.var(-1), pb.var(-1), d.var(-1), n)
+        freq = difference_interval(*moments, samples_per_question=k)
+        post = paired_population_posterior(d, draws=1000, random_seed=7)
+        bayes = (post["low"], post["high"])
+        out[design] = {"t": t, "freq": freq, "bayes": bayes, "truth": target,
+                       "p": post["p_a_better"]}  # fmt: skip
+    return out
+
+
+def _acceptance(cell, kind):
+    null, shift = cell["null"], cell["shift"]
+    cov = [
+        float(np.mean((x[kind][0] <= x["truth"]) & (x["truth"] <= x[kind][1])))
+        for x in (null, shift)
+    ]
+    width = np.median(null[kind][1] - null[kind][0]) / np.median(null["t"][1] - null["t"][0])
+    rej = (shift[kind][0] > 0) | (shift[kind][1] < 0)
+    if kind == "bayes":  # the Bayesian decision: the interval and P(delta > 0) > 0.975
+        rej &= (shift["p"] > 0.975) | (shift["p"] < 0.025)
+    rej_t = (shift["t"][0] > 0) | (shift["t"][1] < 0)
+    p1, p0, both = rej.mean(), rej_t.mean(), (rej & rej_t).mean()
+    r = p1 / p0
+    var = p1 * (1 - p1) + r * r * p0 * (1 - p0) - 2 * r * (both - p1 * p0)
+    se = np.sqrt(max(var, 0.0)) / p0  # 0 up to rounding when both powers are 1
+    return cov, float(width), float(r), float(se / np.sqrt(ACC_R))
+
+
+def _miss(measured):
+    return pytest.mark.xfail(strict=True, reason=f"issue 20 acceptance miss: {measured}")
+
+
+# Misses of the current defaults (the Tango effective-n interval; the Dirichlet posterior with
+# atoms at the typical difference size), R = 400. Three kinds: (a) a shift carried by rare
+# questions one model solves and the other does not (two-point, mixture and beta at accuracy
+# 0.05 / 0.95): a sample of 30 usually holds none of them, shift coverage 0.69-0.91, the
+# paired t interval 0.69-0.91 too; (b) null over-coverage 0.978-0.99 where 2-4 questions differ
+# (the t interval 0.97-0.99: discreteness); (c) coverage 0.907-0.925 in symmetric cells where
+# the t interval itself covers 0.915-0.94 (mixture K = 5, 2PL K = 20 at accuracy 0.5).
+ACCEPTANCE_MISSES = {
+    "beta-20-0.05-freq": "coverage null 0.970 shift 0.895, width 1.09 x t, power 1.20 x t (MCSE 0.06)",
+    "beta-20-0.05-bayes": "coverage null 0.980 shift 0.890, width 1.11 x t, power 1.12 x t (MCSE 0.06)",
+    "twopoint-5-0.05-bayes": "coverage null 0.950 shift 0.882, width 1.05 x t, power 0.97 x t (MCSE 0.13)",
+    "twopoint-5-0.95-bayes": "coverage null 0.960 shift 0.902, width 1.03 x t, power 1.14 x t (MCSE 0.06)",
+    "twopoint-20-0.05-freq": "coverage null 0.988 shift 0.752, width 1.06 x t, power 0.87 x t (MCSE 0.09)",
+    "twopoint-20-0.05-bayes": "coverage null 0.980 shift 0.685, width 1.05 x t, power 1.22 x t (MCSE 0.08)",
+    "twopoint-20-0.9-bayes": "coverage null 0.990 shift 0.950, width 1.18 x t, power 0.97 x t (MCSE 0.02)",
+    "twopoint-20-0.95-freq": "coverage null 0.985 shift 0.833, width 1.02 x t, power 1.17 x t (MCSE 0.04)",
+    "twopoint-20-0.95-bayes": "coverage null 0.980 shift 0.825, width 1.07 x t, power 0.93 x t (MCSE 0.04)",
+    "mixture-5-0.5-freq": "coverage null 0.907 shift 0.938, width 0.97 x t, power 1.02 x t (MCSE 0.01)",
+    "mixture-5-0.5-bayes": "coverage null 0.907 shift 0.938, width 0.95 x t, power 1.00 x t (MCSE 0.01)",
+    "mixture-5-0.9-freq": "coverage null 0.965 shift 0.912, width 1.07 x t, power 1.05 x t (MCSE 0.02)",
+    "mixture-5-0.9-bayes": "coverage null 0.968 shift 0.907, width 1.04 x t, power 1.04 x t (MCSE 0.02)",
+    "mixture-5-0.95-freq": "coverage null 0.988 shift 0.943, width 1.22 x t, power 1.12 x t (MCSE 0.04)",
+    "mixture-20-0.05-freq": "coverage null 0.960 shift 0.900, width 1.11 x t, power 1.23 x t (MCSE 0.07)",
+    "mixture-20-0.05-bayes": "coverage null 0.970 shift 0.897, width 1.11 x t, power 0.96 x t (MCSE 0.06)",
+    "mixture-20-0.95-freq": "coverage null 0.978 shift 0.912, width 1.10 x t, power 1.07 x t (MCSE 0.02)",
+    "2pl-20-0.05-bayes": "coverage null 0.948 shift 0.902, width 1.01 x t, power 0.96 x t (MCSE 0.02)",
+    "2pl-20-0.5-freq": "coverage null 0.925 shift 0.912, width 0.95 x t, power 1.00 x t",
+    "2pl-20-0.95-bayes": "coverage null 0.960 shift 0.915, width 1.00 x t, power 0.98 x t (MCSE 0.01)",
+}
+
+
+def _acceptance_marks(key):
+    miss = ACCEPTANCE_MISSES.get(key)
+    return [pytest.mark.slow] + ([_miss(miss)] if miss else [])
+
+
+ACCEPTANCE_CELLS = [
+    pytest.param(shape, k, mu, kind, marks=_acceptance_marks(f"{shape}-{k}-{mu:g}-{kind}"))
+    for shape in ("beta", "twopoint", "mixture", "2pl")
+    for k in (5, 20)
+    for mu in (0.05, 0.5, 0.9, 0.95)
+    for kind in ("freq", "bayes")
+]
+
+
+@pytest.mark.parametrize(("shape", "k", "mu", "kind"), ACCEPTANCE_CELLS)
+def test_population_difference_acceptance_n30(shape, k, mu, kind):
+    (cov_null, cov_shift), width, ratio, ratio_se = _acceptance(
+        _acceptance_cell(shape, k, mu), kind
+    )
+    msg = f"cov {cov_null:.3f}/{cov_shift:.3f} width {width:.2f} power ratio {ratio:.2f}"
+    assert abs(cov_null - 0.95) <= 3 * ACC_SE, msg
+    assert abs(cov_shift - 0.95) <= 3 * ACC_SE, msg
+    assert width <= 1.3, msg
+    assert ratio >= 0.9 - 3 * ratio_se, msg

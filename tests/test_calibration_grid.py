@@ -92,15 +92,17 @@ COVERAGE_CASES = [
     ],
     # lopsided accuracy at N = 30, K = 5: issue 8 defect 3 (the Bayesian-bootstrap population
     # difference covered 0.72-0.80 here at R = 50-300). The Dirichlet posterior with end atoms
-    # met the old one-sided band; it over-covers, 0.99-1.00: only 4 questions differ at all in
-    # the median replicate, and the exact sign test on them rejects in 0.3% of nulls.
-    pytest.param("beta_n30_k5_mu05", "pop_diff_null", marks=_over("0.993 (MCSE 0.005)")),
-    pytest.param("beta_n30_k5_mu05", "pop_diff_shift", marks=_over("0.997 (MCSE 0.003)")),
+    # far out over-covered, 0.993-0.997; with the atoms at the typical difference size (issue
+    # 20) 0.977 / 0.960, in the band.
+    ("beta_n30_k5_mu05", "pop_diff_null"),
+    ("beta_n30_k5_mu05", "pop_diff_shift"),
     # the frequentist population interval of one model at K = 5: the effective-n Wilson interval
     # alone covered 0.86-0.89 here (var_i(p_i) underestimated when the rare solvable questions are
     # not sampled); the union with the held-prediction-noise score interval covers 0.94-0.97
     ("beta_n30_k5_mu05", "pop_freq"),
-    pytest.param("beta_n30_k5_mu05", "pop_diff_freq_shift", marks=_over("0.993 (MCSE 0.005)")),
+    # the frequentist population difference: the union with the held-noise interval
+    # over-covered (0.993); the effective-n Tango interval alone (issue 20) 0.980
+    ("beta_n30_k5_mu05", "pop_diff_freq_shift"),
     # K = 1, N = 30, accuracy 0.05: outside the issue's K = 1 target region (N >= 100), but
     # defect 5's fix (a score interval in `compare`: Wilson has exact coverage 0.939 here, Wald
     # 0.782) already meets the band in the working tree; this guards it, and the same interval
@@ -122,10 +124,19 @@ COVERAGE_CASES = [
     # two-point difficulties, N = 30, K = 20, accuracy 0.9: 0.90-0.92 before the union, now in band
     ("twopoint_n30_k20_mu90", "pop_freq"),
     # the frequentist population difference of a pair under a shift, same cell: the effective-n
-    # Tango interval alone covered 0.80-0.89 here (full grid, R = 200; 0.868 at R = 400), as the
-    # difference comes from the few hard questions one model solves and the other does not;
-    # the union with the held-prediction-noise Tango interval covers 0.97-0.99
-    ("twopoint_n30_k20_mu90", "pop_diff_freq_shift"),
+    # Tango interval covers 0.887 here, as the difference comes from the few hard questions
+    # one model solves and the other does not (a sample of 30 often holds none). The union with
+    # the held-prediction-noise Tango interval covered 0.97-0.99 here but cost 1.41 x the paired
+    # t width in this cell and 1.3-4.3 x in every lopsided N = 30-100 cell of issue 20's grid
+    # (studies/popdiff.py), where it over-covered; the paired t interval covers 0.885 here
+    # (R = 2000). Issue 20 dropped the union: strict xfail with the numbers.
+    pytest.param(
+        "twopoint_n30_k20_mu90",
+        "pop_diff_freq_shift",
+        marks=xfail(
+            None, "0.887 (MCSE 0.018): rare decisive questions; t 0.885, union 0.98 at 1.41 x t"
+        ),
+    ),
     ("twopoint_n30_k20_mu90", "pop_diff_freq_null"),
 ]
 

@@ -178,9 +178,11 @@ def test_pairs_table_has_both_probabilities_beside_their_intervals():
 # models with Beta(mu, kappa = 1) marginals coupled by a Gaussian copula (rho = 0.8). 600
 # replicates per cell: MCSE sqrt(0.95 * 0.05 / 600) = 0.0089 for a coverage near 0.95, and
 # the coverage must lie within 3 MCSE of 0.95 on both sides, [0.923, 0.977] (false alarm
-# about 0.3% per cell). Two lopsided N = 30 cells over-cover (the two models differ on a
-# handful of questions; even the exact sign test is conservative there): strict xfail with
-# the numbers, so a fix shows up as an unexpected pass.
+# about 0.3% per cell). The K = 1, N = 30, accuracy 0.05 cell over-covers (the two models
+# differ on a handful of questions; even the exact sign test is conservative there; outside
+# issue 20's K = 1 target N >= 100): strict xfail with the numbers, so a fix shows up as an
+# unexpected pass. The K = 5 cell over-covered (0.993) with the end atoms far out; with the
+# atoms at the typical difference size (issue 20) it is in the band.
 def _over(measured):
     return pytest.mark.xfail(
         strict=True, reason=f"over-covers at N = 30, accuracy 0.05: {measured}, band [0.923, 0.977]"
@@ -191,7 +193,7 @@ _CELLS = [
     pytest.param(30, 1, 0.05, marks=_over("0.983 (MCSE 0.005)")),
     (30, 1, 0.5),  # 0.952
     (30, 1, 0.9),  # 0.948
-    pytest.param(30, 5, 0.05, marks=_over("0.993 (MCSE 0.003)")),
+    (30, 5, 0.05),
     (30, 5, 0.5),  # 0.935
     (30, 5, 0.9),  # 0.977
     *[(100, k, acc) for k in (1, 5) for acc in (0.05, 0.5, 0.9)],  # 0.928-0.958

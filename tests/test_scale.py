@@ -166,7 +166,9 @@ def test_pairs_fast_equal_slow(shared_data, rel, n_models):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ds = bn.load(shared_data / rel)
-        new = posterior_pairs_table(ds, progress=False)
+        # the reference draws are the Beta posterior's: at K = 1 the default is the kappa-free
+        # binomial bound (tested against statsmodels' Jeffreys interval in test_k1_ubar.py)
+        new = posterior_pairs_table(ds, progress=False, ubar_prior="beta")
         c, k = beta_binomial_counts(ds)
         fit = fit_empirical_bayes(c, k)
     rng = np.random.default_rng(11)
@@ -200,7 +202,8 @@ def test_posterior_table_intervals_within_mc_error(shared_data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ds = bn.load(shared_data / "all-the-noises/main/input_table_humaneval.csv")
-        df = posterior_table(ds, progress=False)
+        # Beta posterior reference: ubar_prior="beta" (the K = 1 default is the binomial bound)
+        df = posterior_table(ds, progress=False, ubar_prior="beta")
         c, k = beta_binomial_counts(ds)
         fit = fit_empirical_bayes(c, k)
     rng = np.random.default_rng(12)

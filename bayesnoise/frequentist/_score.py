@@ -131,6 +131,20 @@ def t_pvalue(t, df):
     return 2.0 * special.stdtr(df, -np.abs(np.asarray(t, dtype=float)))
 
 
+def t_quantile(confidence_level, df):
+    """Two-sided Student t quantile t_{df, (1 + level) / 2} (NaN for df < 1).
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> bool(np.isclose(t_quantile(0.95, 29), stats.t.ppf(0.975, 29), rtol=1e-12))
+    True
+    """
+    df = np.asarray(df, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return special.stdtrit(np.where(df >= 1, df, np.nan), 0.5 + confidence_level / 2.0)
+
+
 def wilson(p, n, z):
     """Wilson score interval of a proportion ``p`` observed on ``n`` (possibly non-integer) trials."""
     p, n = np.asarray(p, dtype=float), np.asarray(n, dtype=float)

@@ -72,7 +72,7 @@ def pair_intervals(mat: xr.Dataset, ia, ib, *, confidence_level: float, method: 
     ia, ib : array_like of int
         Model indices of each pair.
     confidence_level : float
-    method : {"tango", "newcombe", "wald"}
+    method : {"tango", "t", "union", "newcombe", "wald"}
         Population method (:func:`difference_interval`); the these-questions interval is
         Newcombe's combination with correlation 0 (:func:`here_difference_interval`), or Wald
         when ``method="wald"``.

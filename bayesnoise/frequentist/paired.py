@@ -62,8 +62,9 @@ class PairedTestResult:
     ) -> ConfidenceInterval:
         """Interval for the difference of the two population accuracies.
 
-        ``method="tango"`` (default) and ``"newcombe"``: the score intervals of
-        :func:`difference_interval`, never outside [-1, 1] and never of zero width.
+        ``method="tango"`` (default), ``"union"`` and ``"newcombe"``: the score intervals of
+        :func:`difference_interval`, never outside [-1, 1] and never of zero width; ``"t"``:
+        the paired t interval (as ``scipy.stats.ttest_rel(...).confidence_interval``).
         ``"wald"``: ``difference +- z * se`` (with the bootstrap SE after
         ``method="bootstrap"``), clipped to [-1, 1].
         """
