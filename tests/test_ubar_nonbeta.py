@@ -167,8 +167,14 @@ def test_beta_shaped_data_keep_the_beta_numbers():
     beta = _quiet(posterior_table, ds, ubar_prior="beta")
     # the K = 1 model gets the kappa-free binomial bound (test_k1_ubar.py), the others the Beta
     assert auto["ubar_prior"].tolist() == ["beta"] * 3 + ["binomial bound (K = 1)"]
-    for col in ("ubar", "ubar_low", "ubar_high"):
-        assert np.array_equal(auto[col][:3], beta[col][:3])
+    # same posterior; the Monte Carlo draws differ (the shared generator is split over fewer
+    # Beta models), so the interval ends agree within Monte Carlo error: a 2.5% quantile of
+    # 1,000 draws has sd 0.0846 posterior sd (normal density), a difference of two such ends
+    # sqrt(2) times that; 5 of those. The mean is closed form.
+    sd = (beta["ubar_high"][:3] - beta["ubar_low"][:3]) / 3.92
+    assert np.allclose(auto["ubar"][:3], beta["ubar"][:3], rtol=0, atol=1e-12)
+    for col in ("ubar_low", "ubar_high"):
+        assert np.all(np.abs(auto[col][:3] - beta[col][:3]) < 5 * np.sqrt(2) * 0.0846 * sd)
     assert np.isnan(auto.attrs["beta_fit_lr"][3]) and np.isfinite(auto.attrs["beta_fit_lr"][0])
     with pytest.raises(ValueError, match="ubar_prior"):
         _quiet(posterior_table, ds, ubar_prior="grid")
