@@ -1,4 +1,5 @@
-"""``bn.questions`` and ``bn.leaderboard`` end to end on a 300-model x 3,000-question file.
+"""``bn.questions`` and ``bn.leaderboard`` end to end on a 300-model x 3,000-question file
+(and a 30 x 500 one).
 
 The verbs as a user runs them: from a CSV file (900,000 rows, one 0/1 sample per model and
 question; seeded synthetic Rasch data) and from the loaded dataset. Floors measured in the same
@@ -9,7 +10,8 @@ cannot avoid). ``leaderboard`` also computes the rank intervals of ``bn.ranks``;
 "of which" time its two parts on the loaded dataset. The machine's load is printed: on a
 shared machine the floors move with it, which is why they are measured in the same run.
 
-Run: .venv/bin/python benchmarks/bench_quality_verbs.py   (prints a markdown table; ~2 minutes)
+Run: .venv/bin/python benchmarks/bench_quality_verbs.py   (prints a markdown table; ~1 minute
+on an idle machine)
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ import bayesnoise as bn
 from bayesnoise.decide import rank_table
 from bayesnoise.frequentist import model_quality
 
-M, N, BOOT = 300, 3000, 1000
+SIZES = ((300, 3000), (30, 500))
+BOOT = 1000
 
 
 def best_of(fn, repeat=3):
@@ -40,64 +43,72 @@ def best_of(fn, repeat=3):
     return min(times)
 
 
-def write_file(folder: Path, seed=0) -> tuple[Path, np.ndarray]:
+def write_file(folder: Path, m: int, n: int, seed=0) -> tuple[Path, np.ndarray]:
     rng = np.random.default_rng(seed)
-    prob = special.expit(rng.normal(0, 1, M)[:, None] - rng.normal(0, 1.5, N)[None, :])
-    scores = (rng.random((M, N)) < prob).astype(np.int8)
-    path = folder / "quality_300x3000.csv"
+    prob = special.expit(rng.normal(0, 1, m)[:, None] - rng.normal(0, 1.5, n)[None, :])
+    scores = (rng.random((m, n)) < prob).astype(np.int8)
+    path = folder / f"quality_{m}x{n}.csv"
     pd.DataFrame(
         {
-            "model": np.repeat([f"model-{i:03d}" for i in range(M)], N),
-            "example_id": np.tile([f"q{j:04d}" for j in range(N)], M),
+            "model": np.repeat([f"model-{i:03d}" for i in range(m)], n),
+            "example_id": np.tile([f"q{j:04d}" for j in range(n)], m),
             "correct": scores.ravel(),
         }
     ).to_csv(path, index=False)
     return path, scores.astype(float)
 
 
-def main():
+def timings(folder: Path, m: int, n: int) -> list[tuple[str, float]]:
     import pyarrow.csv as pacsv
 
+    path, p = write_file(folder, m, n)
+    q = 1.0 - p
+    matmul = best_of(lambda: p @ q.T)
+    rows = [
+        ("floor: pyarrow.csv.read_csv of the file", best_of(lambda: pacsv.read_csv(path))),
+        ("floor: bn.load of the file", best_of(lambda: bn.load(path, progress=False))),
+        ("floor: one p @ (1 - p).T", matmul),
+        (f"floor: {BOOT} such products (Elo bootstrap wins)", BOOT * matmul),
+    ]
+    ds = bn.load(path, progress=False)
+    rows += [
+        ("bn.questions(file)", best_of(lambda: bn.questions(path, progress=False))),
+        ("bn.questions(dataset)", best_of(lambda: bn.questions(ds))),
+        (
+            "bn.leaderboard(dataset, bootstrap=0)",
+            best_of(lambda: bn.leaderboard(ds, bootstrap=0), 1),
+        ),
+        (
+            "  of which frequentist.model_quality, no bootstrap",
+            best_of(lambda: model_quality(ds, n_bootstrap=0)),
+        ),
+        (
+            f"  of which frequentist.model_quality, bootstrap={BOOT}",
+            best_of(lambda: model_quality(ds, n_bootstrap=BOOT), 1),
+        ),
+        ("  of which decide.rank_table (rank intervals)", best_of(lambda: rank_table(ds), 1)),
+        (
+            f"bn.leaderboard(file), default bootstrap={BOOT}",
+            best_of(lambda: bn.leaderboard(path, progress=False), 1),
+        ),
+    ]
+    return rows
+
+
+def main():
     warnings.simplefilter("ignore")
+    before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     with tempfile.TemporaryDirectory() as tmp:
-        path, p = write_file(Path(tmp))
-        q = 1.0 - p
-        matmul = best_of(lambda: p @ q.T)
-        rows = [
-            ("floor: pyarrow.csv.read_csv of the file", best_of(lambda: pacsv.read_csv(path))),
-            ("floor: bn.load of the file", best_of(lambda: bn.load(path, progress=False))),
-            ("floor: one p @ (1 - p).T", matmul),
-            (f"floor: {BOOT} such products (Elo bootstrap wins)", BOOT * matmul),
-        ]
-        ds = bn.load(path, progress=False)
-        rows += [
-            ("bn.questions(file)", best_of(lambda: bn.questions(path, progress=False))),
-            ("bn.questions(dataset)", best_of(lambda: bn.questions(ds))),
-            (
-                "bn.leaderboard(dataset, bootstrap=0)",
-                best_of(lambda: bn.leaderboard(ds, bootstrap=0), 1),
-            ),
-            (
-                "  of which frequentist.model_quality, no bootstrap",
-                best_of(lambda: model_quality(ds, n_bootstrap=0)),
-            ),
-            (
-                f"  of which frequentist.model_quality, bootstrap={BOOT}",
-                best_of(lambda: model_quality(ds, n_bootstrap=BOOT), 1),
-            ),
-            ("  of which decide.rank_table (rank intervals)", best_of(lambda: rank_table(ds), 1)),
-            (
-                f"bn.leaderboard(file), default bootstrap={BOOT}",
-                best_of(lambda: bn.leaderboard(path, progress=False), 1),
-            ),
-        ]
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"{M} models x {N} questions ({M * N:,} rows, CSV), seeded synthetic Rasch data")
-    print(f"{os.cpu_count()} cores, load average {load}\n")
-    print("| step | seconds |")
-    print("|---|---:|")
-    for name, seconds in rows:
-        print(f"| {name} | {seconds:.2f} |")
+        results = [timings(Path(tmp), m, n) for m, n in SIZES]
+    after = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    sizes = " | ".join(f"{m} x {n} (s)" for m, n in SIZES)
+    print("Seeded synthetic Rasch data, one 0/1 sample per model and question, CSV files")
+    print(f"{os.cpu_count()} cores, load average before {before}, after {after}\n")
+    print(f"| step | {sizes} |")
+    print("|---|" + "---:|" * len(SIZES))
+    for i, (name, _) in enumerate(results[0]):
+        cells = " | ".join(f"{r[i][1]:.2f}" for r in results)
+        print(f"| {name} | {cells} |")
 
 
 if __name__ == "__main__":

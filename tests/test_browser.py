@@ -117,8 +117,9 @@ class DevTools:
 
 PAGE_FACTS = """JSON.stringify({
   figures: Array.from(document.querySelectorAll('figure img')).map(function(i){
-    var r = i.getBoundingClientRect();
-    return {w: r.width, h: r.height, natural: i.naturalWidth, complete: i.complete};}),
+    var r = i.getBoundingClientRect(), f = i.parentElement;
+    return {w: r.width, h: r.height, natural: i.naturalWidth, complete: i.complete,
+            name: f.dataset.figure, caption: f.querySelector('figcaption').textContent};}),
   models: Array.from(document.querySelectorAll('table.model-table span.model'))
     .map(function(s){ return s.textContent; })
 })"""
@@ -188,7 +189,11 @@ def test_report_in_headless_chromium(bundled_data, tmp_path):
     ]
     assert urls, "the page load itself was not seen"
     assert all(u.startswith(("file:", "data:")) for u in urls), urls
-    assert len(facts["figures"]) == 7
+    # 6 in "Figures" + the 4 of "Benchmark quality" (pair wins, p-values, difficulty, heat map)
+    assert len(facts["figures"]) == 10
+    quality = {f["name"]: f["caption"] for f in facts["figures"]}
+    assert {"difference-sum", "p-values", "difficulty", "heatmap"} <= set(quality)
+    assert "McNemar" in quality["difference-sum"] and "sorted" in quality["heatmap"]
     assert all(
         f["complete"] and f["natural"] > 0 and f["w"] > 0 and f["h"] > 0 for f in facts["figures"]
     ), facts["figures"]

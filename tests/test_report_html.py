@@ -2,6 +2,7 @@
 
 import re
 import warnings
+from html import unescape
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,9 @@ from bayesnoise.cli import main
 from bayesnoise.report.html import benchmark_section, reference_table, render_report, write_report
 
 pytest.importorskip("matplotlib")
+
+#: The figures of the "Benchmark quality" block, in order.
+QUALITY_FIGURES = ["difference-sum", "p-values", "difficulty", "heatmap"]
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +66,33 @@ def test_page_is_self_contained_and_lists_every_model(ds, section):
     table = html.split('class="sortable model-table"')[1].split("</table>")[0]
     for model in ds["model"].values:
         assert f'<span class="model">{model}</span>' in table
-    figures = re.findall(r'<figure data-figure="([a-z]+)"><img src="data:image/png;base64,', html)
-    assert set(figures) == {"noise", "heatmap", "cdf", "forest", "matrix", "scatter", "power"}
+    figures = re.findall(r'<figure data-figure="([a-z-]+)"><img src="data:image/png;base64,', html)
+    assert sorted(figures) == sorted(
+        ["noise", "cdf", "forest", "matrix", "scatter", "power", *QUALITY_FIGURES]
+    )
+
+
+def test_quality_figures_are_in_the_quality_block_with_captions(ds, section):
+    """Eval-Arena's pair wins and p-value figures, the difficulty histogram and the heat map
+    sit in the "Benchmark quality" block (not under "Figures"), each with its caption, worded
+    with the registry's labels."""
+    from bayesnoise.report._html_quality import _captions
+    from bayesnoise.vocabulary import label
+
+    html = render_report([section])
+    block = html.split("<h3>Benchmark quality</h3>")[1].split("<h3>Figures</h3>")[0]
+    captions = _captions(ds.sizes["model"], frequentist.question_quality(ds))
+    for name in QUALITY_FIGURES:
+        figure = re.search(
+            rf'<figure data-figure="{name}"><img src="data:image/png;base64,[^"]+" '
+            r'alt="([^"]*)"><figcaption>([^<]*)</figcaption></figure>',
+            block,
+        )
+        assert figure, name
+        assert unescape(figure.group(2)) == unescape(figure.group(1)) == captions[name], name
+    assert label("win_rate") in captions["difference-sum"] and "10 model pairs" in block
+    assert label("p_value") in captions["p-values"] and label("p_sign_questions") in block
+    assert html.count('data-figure="heatmap"') == 1  # moved, not drawn twice
 
 
 def test_several_inputs_make_an_index(ds, tmp_path):

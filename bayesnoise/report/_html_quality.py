@@ -17,9 +17,9 @@ import pandas as pd
 from bayesnoise.data import DataError
 
 from ._html_blocks import column, interval_column
-from ._html_render import Table, count, environment, num, slug, text
+from ._html_render import Table, count, environment, num, png_data_uri, slug, text
 
-__all__ = ["HEADING", "SUSPECTS", "quality_block", "quality_context"]
+__all__ = ["FIGURES", "HEADING", "SUSPECTS", "quality_block", "quality_context", "quality_figures"]
 
 HEADING = "Benchmark quality"
 #: Suspect questions listed (most negative Kendall tau first).
@@ -28,6 +28,8 @@ SUSPECTS = 10
 _LISTED = 60
 #: Elo bootstrap replicates: the ``leaderboard`` default, so the numbers are the command's.
 ELO_BOOTSTRAP = 1000
+#: The block's figures, in order (``data-figure`` names; the first three are ``bn.plot`` kinds).
+FIGURES = ("difference-sum", "p-values", "difficulty", "heatmap")
 
 _TEMPLATE = """{% from "macros.html.j2" import table %}
 <p>Signal-to-noise ratio with the noise this package measures: signal = (max - min) / mean of
@@ -70,6 +72,13 @@ from {{ q.bootstrap }} bootstrap resamples of the questions (<code>bayesnoise
 leaderboard</code> prints the same numbers). Quote accuracy with its interval: it is the most
 stable of the three on half-splits of the questions.</p>
 {{ table(q.leaderboard) }}
+{% endif %}
+{% if q.figures %}
+<div class="figures">
+{% for name, uri, caption in q.figures %}
+<figure data-figure="{{ name }}"><img src="{{ uri }}" alt="{{ caption }}"><figcaption>{{ caption }}</figcaption></figure>
+{% endfor %}
+</div>
 {% endif %}
 """
 
@@ -151,7 +160,7 @@ def _questions(ds, sid) -> dict:
                 ],
             )
         )
-    return {"counts": counts, "lists": lists, "columns": columns, "rows": rows}
+    return {"counts": counts, "lists": lists, "columns": columns, "rows": rows, "table": table}
 
 
 def _leaderboard(ds, level, seed) -> Table:
@@ -183,11 +192,77 @@ def _leaderboard(ds, level, seed) -> Table:
     return Table(columns, rows, "sortable leaderboard", "win rate and Elo")
 
 
-def quality_context(ds, *, sid: str, level: float = 0.95, seed: int = 0) -> tuple[dict, list]:
+def _captions(n_models: int, questions) -> dict[str, str]:
+    """The figure captions, worded with the column registry's labels."""
+    from bayesnoise.vocabulary import label
+
+    pairs = n_models * (n_models - 1) // 2
+    unsolved = "" if questions is None else f" ({int((questions['solved_by'] == 0).sum())})"
+    return {
+        "difference-sum": (
+            f"Pair wins (Eval-Arena's difference against sum), one point per pair of the "
+            f"{pairs} model pairs: |wins A - wins B| against wins A + wins B, where wins A counts "
+            "the questions A passes and B fails (expected counts for fractional scores; the "
+            f"{label('win_rate')} averages them). Pairs to the right of a curve differ by "
+            "McNemar's test at p = 0.05, 0.1 or 0.2: the curve is the win difference a pair "
+            "needs for its number of deciding questions."
+        ),
+        "p-values": (
+            f"{label('p_value')} and {label('p_sign_questions')} (sign test on the questions) of "
+            f"each of the {pairs} pairs against |{label('difference')}|, the accuracy difference, "
+            "with the p = 0.05 line: the gap this benchmark needs before two models differ."
+        ),
+        "difficulty": (
+            f"Question difficulty: histogram of each question's {label('accuracy')} (mean over "
+            f"the models); the red bar apart counts the unsolved questions{unsolved} "
+            f"({label('solved_by')} 0 models)."
+        ),
+        "heatmap": (
+            "Question x model heat map: each question's score for each model, questions sorted "
+            f"by their {label('accuracy')} over the models (easiest at the top) and models by "
+            f"their {label('accuracy')} (best at the right); grey: no result (paper Figure 4)."
+        ),
+    }
+
+
+def quality_figures(ds, *, questions=None, pairs=None, full=None, notes=None) -> list:
+    """(name, PNG data URI, caption) of the block's figures (:data:`FIGURES`).
+
+    ``questions`` (the question table) and ``pairs`` (the pair table of ``ds``) are reused
+    when given; the heat map draws ``full`` (every result, missing cells grey) when given,
+    else ``ds``. A figure that cannot be drawn is left out with a note."""
+    from bayesnoise import plots
+    from bayesnoise.plots import quality
+
+    captions = _captions(ds.sizes["model"], questions)
+    draw = {
+        "difference-sum": lambda: quality.plot_difference_sum(ds),
+        "p-values": lambda: quality.plot_pvalue_difference(pairs if pairs is not None else ds),
+        "difficulty": lambda: quality.plot_difficulty(questions if questions is not None else ds),
+        "heatmap": lambda: plots.plot_heatmap(full if full is not None else ds),
+    }
+    out = []
+    for name in FIGURES:
+        try:
+            out.append((name, png_data_uri(draw[name]()), captions[name]))
+        except (DataError, ValueError) as err:
+            if notes is not None:
+                notes.append(f"figure '{name}' left out: {err}")
+    return out
+
+
+def quality_context(
+    ds, *, sid: str, level: float = 0.95, seed: int = 0, figures=False, pairs=None, full=None
+) -> tuple[dict, list]:
     """(template context, notes) of the block for a dataset whose models answered every
-    question (the report's paired dataset)."""
+    question (the report's paired dataset); with ``figures``, the :func:`quality_figures`."""
     notes: list[str] = []
-    q: dict = {"level": f"{level:.0%}", "bootstrap": ELO_BOOTSTRAP, "leaderboard": None}
+    q: dict = {
+        "level": f"{level:.0%}",
+        "bootstrap": ELO_BOOTSTRAP,
+        "leaderboard": None,
+        "figures": [],
+    }
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -213,11 +288,32 @@ def quality_context(ds, *, sid: str, level: float = 0.95, seed: int = 0) -> tupl
         message = f"benchmark quality: {w.message}"
         if "split not identifiable" not in message and message not in notes:
             notes.append(message)
+    if figures:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the numbers' warnings are noted above
+            q["figures"] = quality_figures(
+                ds, questions=q.get("table"), pairs=pairs, full=full, notes=notes
+            )
     return q, notes
 
 
-def quality_block(ds, *, sid: str, level: float = 0.95, seed: int = 0, notes=None, progress=None):
+def quality_block(
+    ds,
+    *,
+    sid: str,
+    level: float = 0.95,
+    seed: int = 0,
+    notes=None,
+    progress=None,
+    figures=False,
+    pairs=None,
+    full=None,
+):
     """``(HEADING, html)`` of the block; its warnings are appended to ``notes``.
+
+    With ``figures``, the block ends with Eval-Arena's pair-wins and p-value figures, the
+    difficulty histogram and the question x model heat map (:func:`quality_figures`; ``pairs``
+    and ``full`` as there).
 
     Examples
     --------
@@ -230,7 +326,9 @@ def quality_block(ds, *, sid: str, level: float = 0.95, seed: int = 0, notes=Non
     """
     if progress is not None:
         progress("benchmark quality")
-    context, found = quality_context(ds, sid=sid, level=level, seed=seed)
+    context, found = quality_context(
+        ds, sid=sid, level=level, seed=seed, figures=figures, pairs=pairs, full=full
+    )
     if notes is not None:
         notes.extend(n for n in found if n not in notes)
     return HEADING, environment().from_string(_TEMPLATE).render(q=context)

@@ -68,7 +68,7 @@ def reference_table(benchmark: str, *, accuracy=None, models_dir=None):
     return reference_rows(benchmark, accuracy, models_dir)
 
 
-def _figures(section: Section, ds, paired_ds, close, step) -> None:
+def _figures(section: Section, ds, paired_ds, close, step, heatmap=True) -> None:
     from bayesnoise import plots
 
     def add(name, caption, draw):
@@ -91,11 +91,13 @@ def _figures(section: Section, ds, paired_ds, close, step) -> None:
                     paired_ds, pairs=pairs, kappa=section.data["kappa"]
                 ),
             )
-        add(
-            "heatmap",
-            "Per-question accuracy, questions easiest first, models by accuracy (paper Figure 4).",
-            lambda: plots.plot_heatmap(ds),
-        )
+        if heatmap:  # else drawn in the "Benchmark quality" block
+            add(
+                "heatmap",
+                "Per-question accuracy, questions easiest first, models by accuracy "
+                "(paper Figure 4).",
+                lambda: plots.plot_heatmap(ds),
+            )
         add(
             "cdf",
             "Per-question accuracy CDFs of models grouped by accuracy against their fitted "
@@ -227,10 +229,13 @@ def benchmark_section(
                 seed=random_seed,
                 notes=section.notes,
                 progress=progress,
+                figures=figures,
+                pairs=pairs,
+                full=ds,
             )
         )
     if figures:
-        _figures(section, ds, paired_ds, close, progress or (lambda text: None))
+        _figures(section, ds, paired_ds, close, progress or (lambda text: None), paired_ds is None)
     return section
 
 
