@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -139,3 +140,28 @@ def select_pair(ds, names):
 
 def source_name(path) -> str:
     return Path(str(path)).name
+
+
+_INPUT_DOC = """data : path, list of paths, xarray.Dataset, DataFrame or numpy array
+    Results (anything :func:`bayesnoise.load` reads, or a loaded dataset).
+**read
+    Input options, as on the command line: ``benchmark``, ``models`` (comma-separated or
+    a list), ``model_col``, ``question_col``, ``score_col``, ``sample_col``,
+    ``count_col``, ``benchmark_col``, ``cluster_col``, ``scorer``, ``score_key``,
+    ``use_scored``, ``merge_duplicates``, ``metric``, ``filter``, ``intersect`` (when models
+    cover different questions, keep those every model answered; without it, paired
+    analyses stop with an error naming the questions)."""
+# The verbs' docstrings replace their ``{input}`` line by this block. Python >= 3.13 strips a
+# docstring's indentation at compile time, earlier versions keep 4 spaces: indent the block's
+# continuation lines like the docstring they go into.
+if sys.version_info < (3, 13):
+    _INPUT_DOC = _INPUT_DOC.replace("\n", "\n    ")
+_READ_DOC = "**read" + _INPUT_DOC.split("**read", 1)[1]
+
+
+def fill_docs(*verbs) -> None:
+    """Fill each verb's docstring template: ``{input}`` (the data and ``**read`` entries),
+    ``{read}`` (the ``**read`` entry alone) and doubled braces ``{{ }}`` (literal braces)."""
+    for verb in verbs:
+        doc = verb.__doc__.replace("{input}", _INPUT_DOC).replace("{read}", _READ_DOC)
+        verb.__doc__ = doc.replace("{{", "{").replace("}}", "}")

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from ._inputs import dataset
+from ._inputs import dataset, fill_docs
 from ._result import to_result
-from .tables import _INPUT_DOC
 
 __all__ = ["coverage"]
 
@@ -79,4 +78,4 @@ def coverage(
     return to_result(df, "row").set_coords(["interval", "population"])
 
 
-coverage.__doc__ = coverage.__doc__.replace("{input}", _INPUT_DOC)
+fill_docs(coverage)

@@ -11,9 +11,8 @@ import pandas as pd
 from bayesnoise.data import MODEL, DataError
 
 from ._frames import has_question_column, model_column, numeric_scores, peek_columns, read_table
-from ._inputs import _model_list, check_read_options, dataset
+from ._inputs import _model_list, check_read_options, dataset, fill_docs
 from ._result import to_result
-from .tables import _INPUT_DOC
 
 __all__ = ["decision_accuracy"]
 
@@ -126,7 +125,7 @@ def decision_accuracy(
     return to_result(table, "row")
 
 
-decision_accuracy.__doc__ = decision_accuracy.__doc__.replace("{input}", _INPUT_DOC)
+fill_docs(decision_accuracy)
 
 
 def _names(models) -> str:

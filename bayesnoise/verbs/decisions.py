@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from bayesnoise.data import DataError
 
-from ._inputs import dataset, select_pair
+from ._inputs import dataset, fill_docs, select_pair
 from ._result import to_result
-from .tables import _INPUT_DOC
 
 __all__ = ["passk", "power", "ranks"]
 
@@ -170,7 +169,4 @@ def passk(
     return to_result(frequentist.passk_table(ds, k, confidence_level=confidence_level), "model")
 
 
-for _verb in (ranks, power, passk):
-    _verb.__doc__ = (
-        _verb.__doc__.replace("{input}", _INPUT_DOC).replace("{{", "{").replace("}}", "}")
-    )
+fill_docs(ranks, power, passk)

@@ -12,8 +12,7 @@ import pandas as pd
 
 from bayesnoise.data import MODEL, QUESTION, DataError, attr
 
-from ._inputs import READ_OPTIONS, check_read_options, dataset, source_name
-from .tables import _INPUT_DOC
+from ._inputs import READ_OPTIONS, check_read_options, dataset, fill_docs, source_name
 
 __all__ = ["check"]
 
@@ -295,11 +294,4 @@ def check_paths(files, *, baseline_model=None, candidate_model=None, progress=Tr
 # --- sequential --------------------------------------------------------------------------
 
 
-_READ_DOC = "**read" + _INPUT_DOC.split("**read", 1)[1]
-for _verb in (check,):
-    _verb.__doc__ = (
-        _verb.__doc__.replace("{input}", _INPUT_DOC)
-        .replace("{read}", _READ_DOC)
-        .replace("{{", "{")
-        .replace("}}", "}")
-    )
+fill_docs(check)

@@ -7,9 +7,8 @@ from pathlib import Path
 
 from bayesnoise.data import DataError
 
-from ._inputs import dataset
+from ._inputs import dataset, fill_docs
 from ._result import to_result
-from .tables import _INPUT_DOC
 
 __all__ = ["columns", "reference", "report"]
 
@@ -143,4 +142,4 @@ def columns():
     return ds
 
 
-report.__doc__ = report.__doc__.replace("{input}", _INPUT_DOC)
+fill_docs(report)

@@ -9,10 +9,9 @@ import numpy as np
 
 from bayesnoise.data import MODEL, QUESTION, DataError, attr
 
-from ._inputs import dataset, select_pair
+from ._inputs import dataset, fill_docs, select_pair
 from ._result import to_result
 from .gate import _check_alpha
-from .tables import _INPUT_DOC
 
 __all__ = ["plan"]
 
@@ -200,11 +199,4 @@ def _resample(ds, budget):
     return out
 
 
-_READ_DOC = "**read" + _INPUT_DOC.split("**read", 1)[1]
-for _verb in (plan,):
-    _verb.__doc__ = (
-        _verb.__doc__.replace("{input}", _INPUT_DOC)
-        .replace("{read}", _READ_DOC)
-        .replace("{{", "{")
-        .replace("}}", "}")
-    )
+fill_docs(plan)

@@ -7,9 +7,8 @@ import warnings
 
 from bayesnoise.data import DataError
 
-from ._inputs import dataset
+from ._inputs import dataset, fill_docs
 from ._result import to_result
-from .tables import _INPUT_DOC
 
 __all__ = ["leaderboard", "questions"]
 
@@ -124,5 +123,4 @@ def leaderboard(data, *, bootstrap=1000, confidence_level=0.95, seed=0, progress
     return to_result(table, "model")
 
 
-for _verb in (questions, leaderboard):
-    _verb.__doc__ = _verb.__doc__.replace("{input}", _INPUT_DOC)
+fill_docs(questions, leaderboard)

@@ -9,10 +9,9 @@ import pandas as pd
 from bayesnoise._common import fmt_value
 from bayesnoise.data import MODEL, QUESTION, DataError, attr
 
-from ._inputs import dataset, select_pair
+from ._inputs import dataset, fill_docs, select_pair
 from ._result import to_result
 from .gate import _check_alpha, _check_margin
-from .tables import _INPUT_DOC
 
 __all__ = ["sequential"]
 
@@ -212,11 +211,4 @@ def sequential(
 # --- plan --------------------------------------------------------------------------------
 
 
-_READ_DOC = "**read" + _INPUT_DOC.split("**read", 1)[1]
-for _verb in (sequential,):
-    _verb.__doc__ = (
-        _verb.__doc__.replace("{input}", _INPUT_DOC)
-        .replace("{read}", _READ_DOC)
-        .replace("{{", "{")
-        .replace("}}", "}")
-    )
+fill_docs(sequential)

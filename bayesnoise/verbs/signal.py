@@ -13,10 +13,9 @@ import pandas as pd
 from bayesnoise.data import MODEL, DataError
 
 from ._frames import peek_columns, read_table
-from ._inputs import check_read_options
+from ._inputs import check_read_options, fill_docs
 from ._result import to_result
 from ._signal_inputs import signal_parts
-from .tables import _INPUT_DOC
 
 __all__ = ["signal"]
 
@@ -131,7 +130,7 @@ def signal(
     return to_result(out, "row")
 
 
-signal.__doc__ = signal.__doc__.replace("{input}", _INPUT_DOC)
+fill_docs(signal)
 
 
 # --- the three forms -----------------------------------------------------------------------

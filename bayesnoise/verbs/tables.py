@@ -3,29 +3,12 @@
 
 from __future__ import annotations
 
-import sys
-
 from bayesnoise.data import DataError
 
-from ._inputs import dataset, select_pair
+from ._inputs import dataset, fill_docs, select_pair
 from ._result import to_result
 
 __all__ = ["arena", "compare", "noise", "pairs", "posterior"]
-
-_INPUT_DOC = """data : path, list of paths, xarray.Dataset, DataFrame or numpy array
-    Results (anything :func:`bayesnoise.load` reads, or a loaded dataset).
-**read
-    Input options, as on the command line: ``benchmark``, ``models`` (comma-separated or
-    a list), ``model_col``, ``question_col``, ``score_col``, ``sample_col``,
-    ``count_col``, ``benchmark_col``, ``cluster_col``, ``scorer``, ``score_key``,
-    ``use_scored``, ``merge_duplicates``, ``metric``, ``filter``, ``intersect`` (when models
-    cover different questions, keep those every model answered; without it, paired
-    analyses stop with an error naming the questions)."""
-# The verbs' docstrings replace their ``{input}`` line by this block. Python >= 3.13 strips a
-# docstring's indentation at compile time, earlier versions keep 4 spaces: indent the block's
-# continuation lines like the docstring they go into.
-if sys.version_info < (3, 13):
-    _INPUT_DOC = _INPUT_DOC.replace("\n", "\n    ")
 
 
 def _level(confidence_level):
@@ -372,7 +355,4 @@ def posterior(
     return to_result(df, dim)
 
 
-for _verb in (noise, pairs, arena, compare, posterior):
-    _verb.__doc__ = (
-        _verb.__doc__.replace("{input}", _INPUT_DOC).replace("{{", "{").replace("}}", "}")
-    )
+fill_docs(noise, pairs, arena, compare, posterior)
