@@ -15,6 +15,10 @@ Usage::
     python benchmarks/calibration_grid.py --shapes beta --ns 30 100 --out beta.csv   # a slice
     python benchmarks/calibration_grid.py --parts pairs --out pairs.csv   # the pair intervals only
     python benchmarks/calibration_grid.py --from-csv a.csv b.csv  # table + summary of saved runs
+    python benchmarks/calibration_grid.py --shapes 2pl --ns 2000 --ks 5  # 2PL items, N = 2000
+
+Issue 20's acceptance grid (width and power ratios against the paired t interval, p-value
+sizes, the 2PL shape) has its own runner: ``benchmarks/acceptance_grid.py``.
 """
 
 from __future__ import annotations
@@ -161,7 +165,7 @@ def main(argv=None) -> int:
         help="replicates for N >= 500 cells (default: --replicates)",
     )
     p.add_argument("--quick", action="store_true", help="a handful of cells")
-    p.add_argument("--shapes", nargs="+", default=list(grid.SHAPES), choices=grid.SHAPES)
+    p.add_argument("--shapes", nargs="+", default=list(grid.SHAPES), choices=grid.ALL_SHAPES)
     p.add_argument("--ns", nargs="+", type=int, default=list(grid.N_GRID))
     p.add_argument("--ks", nargs="+", type=int, default=list(grid.K_GRID))
     p.add_argument("--mus", nargs="+", type=float, default=list(grid.MU_GRID))
@@ -170,7 +174,7 @@ def main(argv=None) -> int:
     p.add_argument(
         "--parts",
         nargs="+",
-        choices=("models", "fresh", "pairs"),
+        choices=("models", "fresh", "pairs", "pvalues"),
         default=None,
         help="simulate only these interval groups (default: all)",
     )

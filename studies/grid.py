@@ -41,6 +41,9 @@ Design of one cell (shape, N, K, mu, kappa):
 * paired models through a Gaussian copula: A's u = F^-1(Phi(z)), B's u = F_B^-1(Phi(z_B)) with
   corr(z, z_B) = rho_z chosen per cell so that corr(u_A, u_B) = TARGET_RHO = 0.8 (the realised
   value is reported as ``rho``); the null and shifted B share z_B;
+* ``2pl`` (issue 20): item-response difficulties u_mi = expit(a_i (theta_m - b_i) + eps_mi)
+  (:class:`TwoPL`); B_null has A's theta and its own eps, B_shift the theta of
+  ``shifted_mu(mu)`` and B_null's eps; the eps sd makes corr(u_A, u_B) = TARGET_RHO;
 * c ~ Binomial(K, u). Each replicate draws fresh questions; replicates are stacked as "models"
   of one dataset (the package fits every model independently, vectorised over the model axis),
   pairs in groups of ``pair_group`` triplets (A, B_null, B_shift) because the pair tables
@@ -63,21 +66,25 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, special
+from scipy import optimize, special, stats
 
 import bayesnoise as bn
 from bayesnoise import conjugate, decide, frequentist
 
 __all__ = [
+    "ACCEPTANCE_N",
+    "ALL_SHAPES",
     "INTERVALS",
     "KAPPA_GRID",
     "K_GRID",
     "MU_GRID",
     "N_GRID",
+    "PVALUES",
     "REFERENCE",
     "SHAPES",
     "CellResult",
     "Difficulty",
+    "TwoPL",
     "cell_seed",
     "null_probability_cell",
     "run_cell",
@@ -85,7 +92,9 @@ __all__ = [
 ]
 
 SHAPES = ("beta", "logitnormal", "mixture", "twopoint")
+ALL_SHAPES = (*SHAPES, "2pl")  # "2pl": item-response difficulties (:class:`TwoPL`)
 N_GRID = (30, 100, 500)
+ACCEPTANCE_N = (30, 100, 500, 2000)  # issue 20's acceptance grid
 K_GRID = (1, 5, 20)
 MU_GRID = (0.05, 0.5, 0.9)
 KAPPA_GRID = (0.5, 1.0, 5.0)
@@ -103,6 +112,24 @@ INTERVALS = MODEL_INTERVALS + FRESH_INTERVALS + PAIR_INTERVALS
 # measured for comparison only (an interval the package no longer prints by default)
 REFERENCE = ("acc_wald",)
 PROBABILITIES = ("p_here_gt95", "p_pop_gt95")
+# issue 20 acceptance measurements (part "pairs"): width of the population-difference
+# intervals relative to the paired t interval, power under the shift next to the t test's
+PAIR_POPULATION = ("pop_diff", "pop_diff_freq")
+T_INTERVALS = ("paired_t_null", "paired_t_shift")  # reference coverage of the t interval
+# p-values the `pairs` table prints (p_value, p_sign_questions; p_permutation with
+# --permutations; the Eval-Arena tests with --one-sample-tests) and `passk --pairs`; their size
+# under the null design is measured by part "pvalues"
+PVALUES = (
+    "p_value",
+    "p_sign_questions",
+    "p_permutation",
+    "p_sign_one_sample",
+    "p_mcnemar_one_sample",
+    "p_value_pass_at_k",
+)
+PERMUTATIONS = 1000  # sign flips of p_permutation (p resolution 0.001)
+PASSK_K = 2  # passk --pairs -k min(K, 2): pass@2 (pass@5 is 1 on most questions at mu 0.9)
+SIZE_ALPHA = 0.05
 
 # Column names the package uses (or may use after the refactor) for the two probabilities.
 _P_HERE = ("p_a_better", "p_a_better_here", "p_a_better_these_questions")
@@ -220,6 +247,136 @@ def shifted_mu(mu: float) -> float:
     return float(special.expit(special.logit(mu) - SHIFT_LOGIT))
 
 
+# ----------------------------------------------------------------------------- 2PL items
+
+B_SD = 1.5  # question difficulty b_i ~ Normal(0, sd 1.5)
+A_LOG_SD = 0.3  # question discrimination a_i ~ LogNormal(0, sigma 0.3)
+
+
+def _gh(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Probabilists' Gauss-Hermite nodes and weights normalised to a N(0, 1) expectation."""
+    x, w = np.polynomial.hermite_e.hermegauss(n)
+    return x, w / w.sum()
+
+
+@functools.cache
+def _twopl_nodes():
+    """Quadrature for E over (a, b, eps): a = exp(A_LOG_SD x), b = B_SD y, eps = s e."""
+    xa, wa = _gh(32)
+    xb, wb = _gh(64)
+    xe, we = _gh(48)
+    return np.exp(A_LOG_SD * xa), wa, B_SD * xb, wb, xe, we
+
+
+def _twopl_moments(theta: float, s_eps: float) -> tuple[float, float, float]:
+    """(E u, E u^2, E[g(m)^2]) for u = expit(a (theta - b) + eps), g(m) = E_eps expit(m + eps).
+
+    Gauss-Hermite over b and eps, Gauss-Hermite in log a (a is log-normal). E[g(m)^2] is the
+    second moment of two models' accuracies on the same question (same a, b; independent eps).
+    """
+    a, wa, b, wb, e, we = _twopl_nodes()
+    m = a[:, None] * (theta - b[None, :])  # (A, B)
+    u = special.expit(m[..., None] + s_eps * e)  # (A, B, E)
+    g = u @ we  # (A, B): E over eps
+    w2 = wa[:, None] * wb[None, :]
+    return float((w2 * g).sum()), float((w2 * ((u * u) @ we)).sum()), float((w2 * g * g).sum())
+
+
+def _twopl_theta(mu: float, s_eps: float) -> float:
+    """Ability theta with population mean accuracy E u = mu (root of a monotone function)."""
+    return float(
+        optimize.brentq(lambda t: _twopl_moments(t, s_eps)[0] - mu, -40.0, 40.0, xtol=1e-12)
+    )
+
+
+def _twopl_corr(mu: float, s_eps: float) -> float:
+    m1, m2, g2 = _twopl_moments(_twopl_theta(mu, s_eps), s_eps)
+    return (g2 - m1 * m1) / (m2 - m1 * m1)
+
+
+@functools.cache
+def _twopl_s_eps(mu: float, target: float = TARGET_RHO) -> float:
+    """Interaction sd s_eps with corr(u_A, u_B) = target for two null models at accuracy mu."""
+    return float(optimize.brentq(lambda s: _twopl_corr(mu, s) - target, 1e-3, 20.0, xtol=1e-8))
+
+
+@dataclass(frozen=True)
+class TwoPL:
+    """2PL item-response difficulties: u_mi = expit(a_i (theta_m - b_i) + eps_mi).
+
+    b_i ~ Normal(0, sd ``B_SD`` = 1.5), a_i ~ LogNormal(0, ``A_LOG_SD`` = 0.3), eps_mi ~
+    Normal(0, s_eps) a model-by-question interaction. ``theta`` is set by quadrature so that the
+    population mean accuracy E u is ``mu``; ``s_eps`` (default: solved so that two models with
+    the same theta and independent eps have corr(u_A, u_B) = ``TARGET_RHO``) is shared by every
+    model of a cell. Population truths (``mean``, ``var``, ``corr``) are numerical integrals
+    (:func:`_twopl_moments`), checked against 10^6 draws in tests/test_grid_acceptance.py.
+    """
+
+    mu: float
+    s_eps: float | None = None
+
+    @functools.cached_property
+    def s(self) -> float:
+        return _twopl_s_eps(float(self.mu)) if self.s_eps is None else float(self.s_eps)
+
+    @functools.cached_property
+    def theta(self) -> float:
+        return _twopl_theta(float(self.mu), self.s)
+
+    def theta_for(self, mu: float) -> float:
+        """Ability of a model with population accuracy ``mu`` (same items, same s_eps)."""
+        return _twopl_theta(float(mu), self.s)
+
+    @functools.cached_property
+    def _moments(self):
+        return _twopl_moments(self.theta, self.s)
+
+    @property
+    def mean(self) -> float:
+        return self._moments[0]
+
+    @property
+    def var(self) -> float:
+        return self._moments[1] - self._moments[0] ** 2
+
+    @property
+    def corr(self) -> float:
+        """corr(u_A, u_B) over questions of two models with this theta, independent eps."""
+        m1, m2, g2 = self._moments
+        return (g2 - m1 * m1) / (m2 - m1 * m1)
+
+    @property
+    def kappa(self) -> float:
+        """The Beta concentration with the same variance: mu (1 - mu) / var - 1."""
+        return self.mean * (1 - self.mean) / self.var - 1
+
+    def items(self, rng, size) -> tuple[np.ndarray, np.ndarray]:
+        """Question parameters (a, b), each of shape ``size``."""
+        a = np.exp(A_LOG_SD * rng.standard_normal(size))
+        return a, B_SD * rng.standard_normal(size)
+
+    def u(self, a, b, eps, theta: float | None = None) -> np.ndarray:
+        """Per-question accuracy from question parameters and the standard-normal eps draws."""
+        th = self.theta if theta is None else theta
+        return special.expit(a * (th - b) + self.s * eps)
+
+    def sample(self, rng, size) -> np.ndarray:
+        """u of one model on fresh questions (new a, b, eps)."""
+        a, b = self.items(rng, size)
+        return self.u(a, b, rng.standard_normal(size))
+
+    def triplet(self, rng, r: int, n: int) -> np.ndarray:
+        """u for (A, B_null, B_shift) on the same R x N questions, shape (3, R, N).
+
+        B_null has A's theta and its own eps; B_shift has the theta giving ``shifted_mu(mu)``
+        and B_null's eps (as the copula designs share B's latent score).
+        """
+        a, b = self.items(rng, (r, n))
+        ea, eb = rng.standard_normal((2, r, n))
+        tb = self.theta_for(shifted_mu(self.mu))
+        return np.stack([self.u(a, b, ea), self.u(a, b, eb), self.u(a, b, eb, tb)])
+
+
 def cell_seed(
     shape: str, n_questions: int, samples: int, mu: float, kappa: float, base: int = 0
 ) -> np.random.SeedSequence:
@@ -240,6 +397,16 @@ class CellResult:
     replicate, i.e. not provided in this cell, when the coverage is NaN); ``probability[name] =
     (fraction, mcse)`` of null replicates with P > 0.95; ``info``: realised correlation, kappa at
     a bound, errors, seconds.
+
+    Issue 20's acceptance measurements (each ``(value, mcse)``): ``ratio`` holds
+    ``width_ratio_<pop_diff|pop_diff_freq>_<null|shift>`` (median over replicates of the
+    interval's width / the paired t interval's width, MCSE by bootstrap over replicates) and
+    ``power_ratio_<pop_diff|pop_diff_freq>`` (power / the paired t test's power, MCSE by the
+    delta method with the two tests' covariance over the same replicates); ``power`` holds
+    ``power_<...>`` (fraction of shift replicates whose interval excludes 0) and
+    ``power_paired_t`` (scipy.stats.ttest_rel p < 0.05); ``size[p]`` is the fraction of null
+    replicates with p < 0.05 for each p-value of :data:`PVALUES` (part "pvalues"),
+    ``missing_p[p]`` the number of replicates where it was NaN or the call raised (left out).
     """
 
     params: dict
@@ -247,6 +414,10 @@ class CellResult:
     missing: dict = field(default_factory=dict)
     width: dict = field(default_factory=dict)
     probability: dict = field(default_factory=dict)
+    ratio: dict = field(default_factory=dict)
+    power: dict = field(default_factory=dict)
+    size: dict = field(default_factory=dict)
+    missing_p: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
 
     def row(self) -> dict:
@@ -254,9 +425,15 @@ class CellResult:
         for name, (cov, se) in self.coverage.items():
             out[name] = cov
             out[f"{name}_mcse"] = se
-        for name, (p, se) in self.probability.items():
-            out[name] = p
-            out[f"{name}_mcse"] = se
+        for group in (self.probability, self.ratio, self.power):
+            for name, (p, se) in group.items():
+                out[name] = p
+                out[f"{name}_mcse"] = se
+        for name, (p, se) in self.size.items():
+            out[f"size_{name}"] = p
+            out[f"size_{name}_mcse"] = se
+        for name, m in self.missing_p.items():
+            out[f"size_{name}_missing"] = m
         for name, m in self.missing.items():
             out[f"{name}_missing"] = m
         for name, w in self.width.items():
@@ -480,6 +657,108 @@ def _pairs(cs, k, group, seeds, check):
     return out, errors
 
 
+def _paired_t(ca, cb, k):
+    """Paired t interval and p of the K-averaged per-question differences, per replicate.
+
+    dbar +- t_{N-1, 0.975} sd(d, ddof=1) / sqrt(N) (the reference interval of issue 20) and
+    scipy.stats.ttest_rel's two-sided p; returns (low, high, p), each shape (R,).
+    """
+    a, b = np.asarray(ca, float) / k, np.asarray(cb, float) / k
+    d = a - b
+    n = d.shape[1]
+    half = stats.t.ppf(0.5 + LEVEL / 2, n - 1) * d.std(axis=1, ddof=1) / np.sqrt(n)
+    dbar = d.mean(axis=1)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = stats.ttest_rel(a, b, axis=1).pvalue
+    return dbar - half, dbar + half, np.asarray(p, float)
+
+
+def _fraction_se(hit) -> tuple[float, float]:
+    """(fraction, binomial MCSE sqrt(p (1 - p) / R)) of a boolean array over R replicates."""
+    hit = np.asarray(hit, bool)
+    p = float(hit.mean())
+    return p, float(np.sqrt(p * (1 - p) / hit.size))
+
+
+def _ratio_se(x, y) -> tuple[float, float]:
+    """mean(x) / mean(y) for indicators on the same R replicates, with its delta-method MCSE.
+
+    Var(px / py) ~ r^2 (Var px / px^2 + Var py / py^2 - 2 Cov(px, py) / (px py)), with
+    Var px = px (1 - px) / R and Cov = (mean(x y) - px py) / R (the two tests see the same data,
+    so their covariance is kept). NaN when py = 0.
+    """
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    r, px, py = x.size, x.mean(), y.mean()
+    if py == 0:
+        return (np.nan, np.nan)
+    ratio = px / py
+    if px == 0:
+        return (0.0, np.nan)
+    cov = ((x * y).mean() - px * py) / r
+    var = ratio**2 * (px * (1 - px) / r / px**2 + py * (1 - py) / r / py**2 - 2 * cov / (px * py))
+    return float(ratio), float(np.sqrt(max(var, 0.0)))
+
+
+def _median_ratio(w, w_ref, boot: int = 400) -> tuple[float, float]:
+    """Median over replicates of w / w_ref, MCSE = sd of the median over a seeded bootstrap.
+
+    Replicates with a NaN or zero-width reference are left out (NaN if all are).
+    """
+    with np.errstate(all="ignore"):
+        q = np.asarray(w, float) / np.asarray(w_ref, float)
+    q = q[np.isfinite(q)]
+    if q.size == 0:
+        return (np.nan, np.nan)
+    rng = np.random.default_rng(20)  # fixed: the MCSE of a median, not part of the study
+    meds = np.median(q[rng.integers(0, q.size, (boot, q.size))], axis=1)
+    return float(np.median(q)), float(meds.std(ddof=1))
+
+
+def _null_sizes(ca, cb, k, seeds):
+    """Size (fraction p < 0.05, MCSE) of every p-value of :data:`PVALUES` on the null pairs.
+
+    One two-model dataset per replicate (A, B_null), as a user with that pair would run
+    ``bayesnoise pairs --permutations 1000 --one-sample-tests`` and ``passk --pairs -k
+    min(K, 2)``. A p-value that is NaN, or whose call raised or is not provided by the package,
+    is left out of its size and counted in ``missing`` (size NaN if it is missing everywhere).
+    """
+    r = ca.shape[0]
+    ps = {name: np.full(r, np.nan) for name in PVALUES}
+    kk = min(int(k), PASSK_K)
+    for i in range(r):
+        c = np.stack([ca[i], cb[i]])
+        try:
+            ds = bn.from_arrays(c, np.full(c.shape, k), models=["a", "b"])
+        except Exception:
+            continue
+        try:
+            df = _quiet(
+                frequentist.pair_noise,
+                ds,
+                n_permutations=PERMUTATIONS,
+                random_seed=int(seeds[i]),
+                progress=False,
+            )
+            for name in PVALUES[:-1]:
+                if name in df.columns:
+                    ps[name][i] = float(df[name].iloc[0])
+        except Exception:
+            pass
+        try:
+            pp = _quiet(frequentist.passk_pairs, ds, kk)
+            ps["p_value_pass_at_k"][i] = float(pp["p_value_pass_at_k"].iloc[0])
+        except Exception:
+            pass
+    size, missing = {}, {}
+    for name, p in ps.items():
+        ok = np.isfinite(p)
+        missing[name] = int((~ok).sum())
+        # fraction of null replicates with p < 0.05; binomial MCSE sqrt(s (1 - s) / R_ok)
+        size[name] = _fraction_se(p[ok] < SIZE_ALPHA) if ok.any() else (np.nan, np.nan)
+    return size, missing
+
+
 def simulate_cell(
     shape: str,
     n_questions: int,
@@ -497,23 +776,30 @@ def simulate_cell(
 
     Parameters
     ----------
-    shape : one of SHAPES
+    shape : one of ALL_SHAPES ("2pl": :class:`TwoPL` item-response difficulties; ``kappa`` is
+        then unused, the implied Beta concentration is recorded as ``kappa_implied``)
     n_questions, samples : N and K (constant K)
     mu, kappa : population mean accuracy and the variance parameter (Var u = mu(1-mu)/(kappa+1))
     replicates : R, independent replicated (A, B_null, B_shift) triplets
     seed : base seed, combined with the cell's parameters (:func:`cell_seed`)
-    parts : any of "models" (ubar, mu, frequentist), "fresh", "pairs" (+ null probabilities)
+    parts : any of "models" (ubar, mu, frequentist), "fresh", "pairs" (+ null probabilities,
+        and issue 20's width and power ratios against the paired t interval), "pvalues" (size
+        of every p-value of :data:`PVALUES` under the null design)
     """
     t0 = time.perf_counter()
     n, k, r = int(n_questions), int(samples), int(replicates)
     ss = cell_seed(shape, n, k, mu, kappa, seed)
     rng = np.random.default_rng(ss)
     pkg_seeds = rng.integers(0, 2**31 - 1, size=10_000)
-    da, db = Difficulty(shape, mu, kappa), Difficulty(shape, shifted_mu(mu), kappa)
-    rho_z = _copula_rho(shape, float(mu), float(kappa))
-    z = rng.standard_normal((r, n))
-    zb = rho_z * z + np.sqrt(1 - rho_z**2) * rng.standard_normal((r, n))
-    u = np.stack([da.from_normal(z), da.from_normal(zb), db.from_normal(zb)])  # (3, R, N)
+    if shape == "2pl":  # item-response difficulties; kappa is not used (recorded as implied)
+        da = TwoPL(float(mu))
+        u = da.triplet(rng, r, n)  # (3, R, N)
+    else:
+        da, db = Difficulty(shape, mu, kappa), Difficulty(shape, shifted_mu(mu), kappa)
+        rho_z = _copula_rho(shape, float(mu), float(kappa))
+        z = rng.standard_normal((r, n))
+        zb = rho_z * z + np.sqrt(1 - rho_z**2) * rng.standard_normal((r, n))
+        u = np.stack([da.from_normal(z), da.from_normal(zb), db.from_normal(zb)])  # (3, R, N)
     cs = rng.binomial(k, u)
     # fresh run on the same questions (new samples) and on N new questions
     fresh_same = rng.binomial(k, u[0]).mean(axis=1) / k
@@ -539,6 +825,8 @@ def simulate_cell(
     )
     rho = np.array([np.corrcoef(u[0, i], u[1, i])[0, 1] for i in range(min(r, 200))])
     res.info["rho"] = float(np.nanmean(rho))
+    if shape == "2pl":
+        res.info.update(s_eps=da.s, theta=da.theta, kappa_implied=da.kappa)
     intervals = {}
     check: dict = {}
     if "models" in parts:
@@ -586,6 +874,8 @@ def simulate_cell(
                     except Exception:
                         pass
                 intervals[name] = (lo, hi)
+    if "pvalues" in parts:
+        res.size, res.missing_p = _null_sizes(cs[0], cs[1], k, pkg_seeds[2000:])
     if "pairs" in parts:
         got, errors = _pairs(cs, k, pair_group, pkg_seeds[1000:], check)
         res.info["pairs_table_separate"] = bool(check.get("pairs_table_separate"))
@@ -596,7 +886,22 @@ def simulate_cell(
         got.pop("p_here_shift", None)
         got.pop("p_pop_shift", None)
         intervals.update(got)
-    for name in INTERVALS + REFERENCE:
+    if "pairs" in parts:
+        tint = {design: _paired_t(cs[0], cs[j], k) for design, j in (("null", 1), ("shift", 2))}
+        for design, (lo, hi, _p) in tint.items():
+            intervals[f"paired_t_{design}"] = (lo, hi)
+            truth[f"paired_t_{design}"] = truth[f"pop_diff_{design}"]
+            for base in PAIR_POPULATION:
+                lo_p, hi_p = intervals[f"{base}_{design}"]
+                res.ratio[f"width_ratio_{base}_{design}"] = _median_ratio(hi_p - lo_p, hi - lo)
+        t_reject = tint["shift"][2] < SIZE_ALPHA  # NaN p (sd of d_i zero): not rejecting
+        res.power["power_paired_t"] = _fraction_se(t_reject)
+        for base in PAIR_POPULATION:
+            lo_p, hi_p = intervals[f"{base}_shift"]
+            excl = (lo_p > 0) | (hi_p < 0)  # NaN interval: not excluding 0
+            res.power[f"power_{base}"] = _fraction_se(excl)
+            res.ratio[f"power_ratio_{base}"] = _ratio_se(excl, t_reject)
+    for name in INTERVALS + REFERENCE + T_INTERVALS:
         if name in intervals:
             lo, hi = intervals[name]
             res.coverage[name], res.missing[name], res.width[name] = _coverage(lo, hi, truth[name])
