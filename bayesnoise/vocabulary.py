@@ -204,13 +204,15 @@ _ENTRIES = [
     _c(
         "p_sign_one_sample",
         "p sign (one sample)",
-        "Eval-Arena's sign test of one sample against one sample",
+        "Eval-Arena's sign test of one sample against one sample, on the expected win counts: "
+        "a test for K = 1 (at K > 1 it almost never rejects: size 0.000 in simulation)",
         _PROB,
     ),
     _c(
         "p_mcnemar_one_sample",
         "p McNemar (one sample)",
-        "Eval-Arena's McNemar test of one sample against one sample",
+        "Eval-Arena's McNemar test of one sample against one sample, on the expected win "
+        "counts: a test for K = 1 (at K > 1 it almost never rejects: size 0.000 in simulation)",
         _PROB,
     ),
     _c("correlation", "correlation", "correlation of the two models' per-question scores"),

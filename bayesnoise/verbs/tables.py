@@ -91,7 +91,9 @@ def pairs(
     simultaneous : {{None, "max-t", "bonferroni"}}
         Add ``simultaneous_low/high`` and ``p_simultaneous``.
     one_sample_tests : bool, default False
-        Add Eval-Arena's ``p_sign_one_sample``, ``p_mcnemar_one_sample``.
+        Add Eval-Arena's ``p_sign_one_sample``, ``p_mcnemar_one_sample``: tests for one
+        sample per question (at K > 1, on expected win counts, they almost never reject:
+        size 0.000 on the acceptance grid; use ``p_value``).
     bootstrap : int, default 0
         Add ``se_bootstrap`` with this many resamples.
     max_difference : float, optional
