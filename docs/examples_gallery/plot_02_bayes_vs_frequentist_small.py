@@ -129,7 +129,8 @@ table1[[*cols, "kappa_status"]].round(3)
 # The population intervals barely change: at K = 1 the total noise is all they need. The
 # *these questions* intervals change most: the frequentist one is left empty, because one
 # sample per question cannot separate prediction from data noise, and the Bayesian ``ubar``
-# interval integrates over kappa's prior and becomes almost as wide as the population one.
+# interval is the binomial bound (the Jeffreys interval of the accuracy), which holds however
+# unequal the questions are and is almost as wide as the population one.
 fig, ax = plt.subplots(figsize=(7, 3.4))
 draw(ax, table1, "N = 40 questions, K = 1")
 ax.legend(loc="center left", bbox_to_anchor=(1, 0.5), frameon=False, fontsize=8)
