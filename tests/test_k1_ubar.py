@@ -212,3 +212,28 @@ def test_kappa_dependent_interval_still_available_and_calibrated_at_its_prior():
     assert abs(out["coverage"] - LEVEL) <= 3 * _mcse(LEVEL, R), out
     off = study.ubar_cell("beta", 0.5, 5.0, 500, R, ubar_prior="beta", seed=13)
     assert off["coverage"] < LEVEL - 3 * _mcse(LEVEL, R), off
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kappa", [1.0, 5.0, 100.0])
+def test_k1_fresh_run_on_the_same_questions_covers_at_every_kappa(kappa):
+    """``fresh_run_predictive`` at K = 1 uses the same kappa-free bound as ``ubar``.
+
+    Truth: the score of a fresh run (one new sample per question) on the same questions.
+    Given the questions, acc - fresh has variance 2 sum_i u_i (1 - u_i) / N^2 = 2 mu (1 - mu)
+    kappa / (kappa + 1) / N on average, the bound's predictive 2 ubar (1 - ubar) / N, a ratio
+    (kappa + 1) / kappa: the same predicted coverage and band as ``ubar`` (``_band``).
+    """
+    from bayesnoise.conjugate import fresh_run_predictive
+
+    rng = np.random.default_rng(21)
+    r, n, mu = 600, 300, 0.5
+    u = rng.beta(mu * kappa, (1 - mu) * kappa, (r, n))
+    c = rng.binomial(1, u)
+    fresh = rng.binomial(1, u).mean(axis=1)
+    pred = _quiet(fresh_run_predictive, c, np.ones_like(c), draws=2000, random_seed=3)
+    # the predictive mean is the Jeffreys posterior mean (c + 1/2) / (N + 1)
+    assert np.allclose(pred.mean, (c.sum(axis=1) + 0.5) / (n + 1), rtol=0, atol=1e-12)
+    cover = np.mean((pred.low <= fresh) & (fresh <= pred.high))
+    lo, hi, p = _band(kappa, r)
+    assert lo <= cover <= hi, (kappa, p, cover)

@@ -13,6 +13,7 @@ from .beta import posterior_parameters
 from .dirichlet import PRIOR_MASS, dirichlet_weights
 from .empirical_bayes import EmpiricalBayesFit, fit_empirical_bayes
 from .hyper import hyper_draws
+from .k1 import k1_models
 from .posterior import _integrated_moments
 
 __all__ = ["FreshRunPredictive", "fresh_run_predictive"]
@@ -61,6 +62,33 @@ def _same_questions(c, k, mask, fit, samples, draws, rng):
     return mom.ubar_mean, var, sims
 
 
+def _k1_bound(k, fit) -> np.ndarray:
+    """Rows (models) whose every answered question has K = 1 and whose kappa is not assumed:
+    the predictive uses the kappa-free binomial bound there (see :mod:`.k1`)."""
+    n = k.shape[-1]
+    rows = k1_models(k.reshape(-1, n)) & (np.asarray(fit.kappa_status).reshape(-1) != "assumed")
+    return rows.reshape(k.shape[:-1])
+
+
+def _same_questions_bound(c, k, samples, draws, rng):
+    """Fresh score on the same questions at K = 1 without kappa, for rows (R, N).
+
+    ubar ~ Beta(c + 1/2, N - c + 1/2) (the binomial bound of :func:`.k1.binomial_ubar`) and,
+    given ubar, the fresh score ~ Binomial(N K', ubar) / (N K'): Var(score | u) =
+    sum_i u_i (1 - u_i) / (N^2 K') <= ubar (1 - ubar) / (N K') whatever the spread of the u_i.
+    """
+    right = c.sum(axis=-1).astype(float)
+    n = (k > 0).sum(axis=-1).astype(float)
+    a, b = right + 0.5, n - right + 0.5
+    mean = a / (a + b)
+    var_u = a * b / ((a + b) ** 2 * (a + b + 1.0))
+    within = (mean - (var_u + mean * mean)) / (n * samples)  # E[ubar (1 - ubar)] / (N K')
+    u = rng.beta(a[:, None], b[:, None], (a.size, int(draws)))
+    trials = (n * samples).astype(np.int64)[:, None]
+    sims = rng.binomial(trials, u) / trials
+    return mean, var_u + within, sims
+
+
 def _fresh_questions(c, k, mask, fit, samples, n_new, draws, rng, prior_mass=PRIOR_MASS):
     """Mean/variance and draws of the fresh score on ``n_new`` new questions.
 
@@ -75,6 +103,7 @@ def _fresh_questions(c, k, mask, fit, samples, n_new, draws, rng, prior_mass=PRI
     mean, var = np.empty(shape), np.empty(shape)
     sims = np.empty((*shape, draws))
     mu_d, kap_d = hyper_draws(fit, draws, rng)
+    bound = _k1_bound(np.where(mask, k, 0), fit)
     for idx in np.ndindex(shape):
         sel = mask[idx]
         ci, ki = c[idx][sel], k[idx][sel]
@@ -83,7 +112,10 @@ def _fresh_questions(c, k, mask, fit, samples, n_new, draws, rng, prior_mass=PRI
         w = np.concatenate([wts, ends], axis=1)
         w /= w.sum(axis=1, keepdims=True)
         picks = rng.multinomial(n_new, w)  # (draws, n + 2) new questions per atom
-        if np.all(ki == samples):
+        # resample the observed scores where they are draws of the new score (K' = K), and at
+        # K = 1 without an assumed kappa for any K': a new question's score then varies at most
+        # as a 0/1 score does (Var(u) + E[u (1 - u)] / K' <= mu (1 - mu)), the kappa-free bound
+        if np.all(ki == samples) or (bound[idx] and np.all(ki == 1)):
             sims[idx] = picks @ p / n_new
             t = ci.size + prior_mass
             raw = [(p[:-2] ** r).sum() + prior_mass / 2.0 for r in (1, 2)]
@@ -112,7 +144,12 @@ def fresh_run_predictive(
 
     The fresh run draws ``samples = K'`` samples per question and reports the mean of c'/K'.
     With ``n_questions=None`` it runs on the same (answered) questions: the spread is
-    Var(ubar) + E[V_pred] / (N K'). With ``n_questions = N'`` it runs on N' fresh questions
+    Var(ubar) + E[V_pred] / (N K'). Where every question has K = 1 (and kappa is not assumed)
+    the spread of the questions is not identified and the kappa-free bound is used, as for
+    ``ubar`` (:mod:`bayesnoise.conjugate.k1`): ubar ~ Beta(c + 1/2, N - c + 1/2) and the
+    fresh score ~ Binomial(N K', ubar) / (N K'), conservative for any spread; for fresh
+    questions at K = 1 the observed 0/1 scores are resampled for any K' (a new question's
+    score varies at most as a 0/1 score does). With ``n_questions = N'`` it runs on N' fresh questions
     drawn from the Dirichlet-process posterior of the question population (the posterior of
     :func:`bayesnoise.conjugate.population_accuracy`, which does not depend on the shape of
     the question difficulties): when K' equals the observed K of every question the observed
@@ -158,6 +195,18 @@ def fresh_run_predictive(
     rng = np.random.default_rng(random_seed)
     if n_questions is None:
         mean, var, sims = _same_questions(c, k, k > 0, fit, kp, draws, rng)
+        bound = _k1_bound(k, fit)
+        if np.any(bound):  # K = 1: the kappa-free bound, as for ubar
+            n = c.shape[-1]
+            rows = bound.reshape(-1)
+            mean, var = np.array(mean, float).reshape(-1), np.array(var, float).reshape(-1)
+            sims = sims.reshape(-1, sims.shape[-1])
+            got = _same_questions_bound(
+                c.reshape(-1, n)[rows], k.reshape(-1, n)[rows], kp, draws, rng
+            )
+            mean[rows], var[rows], sims[rows] = got
+            mean, var = mean.reshape(bound.shape), var.reshape(bound.shape)
+            sims = sims.reshape(*bound.shape, -1)
     else:
         n_new = int(n_questions)
         if n_new < 1:
