@@ -227,7 +227,7 @@ def test_k1_fresh_run_on_the_same_questions_covers_at_every_kappa(kappa):
     from bayesnoise.conjugate import fresh_run_predictive
 
     rng = np.random.default_rng(21)
-    r, n, mu = 600, 300, 0.5
+    r, n, mu = 1000, 300, 0.5
     u = rng.beta(mu * kappa, (1 - mu) * kappa, (r, n))
     c = rng.binomial(1, u)
     fresh = rng.binomial(1, u).mean(axis=1)

@@ -45,14 +45,17 @@ class FreshRunPredictive:
     confidence_level: float
 
 
-def _same_questions(c, k, mask, fit, samples, draws, rng):
-    """Exact mean/variance and draws of the fresh score on the answered questions."""
+def _same_questions(c, k, mask, fit, samples, draws, rng, skip=None):
+    """Exact mean/variance and draws of the fresh score on the answered questions (rows in
+    ``skip`` are left for the caller: their draws are not made)."""
     mom = _integrated_moments(c, k, mask, fit)
     var = mom.ubar_var + mom.v_pred_mean / (mask.sum(axis=-1) * samples)
     mu_d, kap_d = hyper_draws(fit, draws, rng)
     shape = c.shape[:-1]
     sims = np.empty((*shape, draws))
     for idx in np.ndindex(shape):
+        if skip is not None and skip[idx]:
+            continue
         sel = mask[idx]
         a, b = posterior_parameters(
             mu_d[idx][:, None], kap_d[idx][:, None], c[idx][sel], k[idx][sel]
@@ -194,8 +197,8 @@ def fresh_run_predictive(
         fit = fit_empirical_bayes(c, k)
     rng = np.random.default_rng(random_seed)
     if n_questions is None:
-        mean, var, sims = _same_questions(c, k, k > 0, fit, kp, draws, rng)
         bound = _k1_bound(k, fit)
+        mean, var, sims = _same_questions(c, k, k > 0, fit, kp, draws, rng, skip=bound)
         if np.any(bound):  # K = 1: the kappa-free bound, as for ubar
             n = c.shape[-1]
             rows = bound.reshape(-1)
