@@ -54,7 +54,7 @@ from bayesnoise._common import tail_probabilities
 
 from .beta import beta_central_moments
 
-__all__ = ["BINOMIAL", "binomial_ubar", "k1_models"]
+__all__ = ["BINOMIAL", "binomial_ubar", "bound_models", "k1_models"]
 
 #: Value of the ``ubar_prior`` column where the K = 1 bound is used.
 BINOMIAL = "binomial bound (K = 1)"
@@ -65,14 +65,14 @@ def k1_models(k, mask=None) -> np.ndarray:
 
     Parameters
     ----------
-    k : array_like, shape (M, N)
+    k : array_like, shape (..., N)
         Samples per question (0 = not answered).
-    mask : array_like of bool, shape (M, N), optional
+    mask : array_like of bool, shape (..., N), optional
         Answered questions (default ``k > 0``).
 
     Returns
     -------
-    numpy.ndarray of bool, shape (M,)
+    numpy.ndarray of bool, shape (...)
 
     Examples
     --------
@@ -81,7 +81,21 @@ def k1_models(k, mask=None) -> np.ndarray:
     """
     k = np.asarray(k)
     mask = k > 0 if mask is None else np.asarray(mask, bool)
-    return mask.any(axis=1) & ~(mask & (k > 1)).any(axis=1)
+    return mask.any(axis=-1) & ~(mask & (k > 1)).any(axis=-1)
+
+
+def bound_models(k, fit, mask=None) -> np.ndarray:
+    """Models that take the binomial bound: K = 1 on every answered question
+    (:func:`k1_models`) and kappa not assumed (``fit.kappa_status``), shape (...).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> fit = SimpleNamespace(kappa_status=np.array(["k1", "assumed", "estimated"]))
+    >>> bound_models([[1, 1], [1, 1], [1, 2]], fit).tolist()
+    [True, False, False]
+    """
+    return k1_models(k, mask) & (np.asarray(fit.kappa_status) != "assumed")
 
 
 def binomial_ubar(correct, questions, level: float, draws: int, rng) -> dict[str, np.ndarray]:

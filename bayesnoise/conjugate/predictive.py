@@ -13,7 +13,7 @@ from .beta import posterior_parameters
 from .dirichlet import PRIOR_MASS, dirichlet_weights
 from .empirical_bayes import EmpiricalBayesFit, fit_empirical_bayes
 from .hyper import hyper_draws
-from .k1 import k1_models
+from .k1 import binomial_ubar, bound_models
 from .posterior import _integrated_moments
 
 __all__ = ["FreshRunPredictive", "fresh_run_predictive"]
@@ -65,30 +65,19 @@ def _same_questions(c, k, mask, fit, samples, draws, rng, skip=None):
     return mom.ubar_mean, var, sims
 
 
-def _k1_bound(k, fit) -> np.ndarray:
-    """Rows (models) whose every answered question has K = 1 and whose kappa is not assumed:
-    the predictive uses the kappa-free binomial bound there (see :mod:`.k1`)."""
-    n = k.shape[-1]
-    rows = k1_models(k.reshape(-1, n)) & (np.asarray(fit.kappa_status).reshape(-1) != "assumed")
-    return rows.reshape(k.shape[:-1])
-
-
-def _same_questions_bound(c, k, samples, draws, rng):
+def _same_questions_bound(c, k, samples, level, draws, rng):
     """Fresh score on the same questions at K = 1 without kappa, for rows (R, N).
 
     ubar ~ Beta(c + 1/2, N - c + 1/2) (the binomial bound of :func:`.k1.binomial_ubar`) and,
     given ubar, the fresh score ~ Binomial(N K', ubar) / (N K'): Var(score | u) =
     sum_i u_i (1 - u_i) / (N^2 K') <= ubar (1 - ubar) / (N K') whatever the spread of the u_i.
     """
-    right = c.sum(axis=-1).astype(float)
-    n = (k > 0).sum(axis=-1).astype(float)
-    a, b = right + 0.5, n - right + 0.5
-    mean = a / (a + b)
-    var_u = a * b / ((a + b) ** 2 * (a + b + 1.0))
+    n = (k > 0).sum(axis=-1)
+    post = binomial_ubar(c.sum(axis=-1), n, level, draws, rng)
+    mean, var_u = post["cumulants"][:2]
     within = (mean - (var_u + mean * mean)) / (n * samples)  # E[ubar (1 - ubar)] / (N K')
-    u = rng.beta(a[:, None], b[:, None], (a.size, int(draws)))
     trials = (n * samples).astype(np.int64)[:, None]
-    sims = rng.binomial(trials, u) / trials
+    sims = rng.binomial(trials, post["draws"]) / trials
     return mean, var_u + within, sims
 
 
@@ -106,7 +95,7 @@ def _fresh_questions(c, k, mask, fit, samples, n_new, draws, rng, prior_mass=PRI
     mean, var = np.empty(shape), np.empty(shape)
     sims = np.empty((*shape, draws))
     mu_d, kap_d = hyper_draws(fit, draws, rng)
-    bound = _k1_bound(np.where(mask, k, 0), fit)
+    bound = bound_models(k, fit, mask)
     for idx in np.ndindex(shape):
         sel = mask[idx]
         ci, ki = c[idx][sel], k[idx][sel]
@@ -197,7 +186,7 @@ def fresh_run_predictive(
         fit = fit_empirical_bayes(c, k)
     rng = np.random.default_rng(random_seed)
     if n_questions is None:
-        bound = _k1_bound(k, fit)
+        bound = bound_models(k, fit)
         mean, var, sims = _same_questions(c, k, k > 0, fit, kp, draws, rng, skip=bound)
         if np.any(bound):  # K = 1: the kappa-free bound, as for ubar
             n = c.shape[-1]
@@ -205,7 +194,7 @@ def fresh_run_predictive(
             mean, var = np.array(mean, float).reshape(-1), np.array(var, float).reshape(-1)
             sims = sims.reshape(-1, sims.shape[-1])
             got = _same_questions_bound(
-                c.reshape(-1, n)[rows], k.reshape(-1, n)[rows], kp, draws, rng
+                c.reshape(-1, n)[rows], k.reshape(-1, n)[rows], kp, level, draws, rng
             )
             mean[rows], var[rows], sims[rows] = got
             mean, var = mean.reshape(bound.shape), var.reshape(bound.shape)

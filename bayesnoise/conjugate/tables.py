@@ -13,10 +13,10 @@ from bayesnoise.data import DataError, attr, beta_binomial_counts, complete, is_
 
 from .dirichlet import population_accuracy
 from .empirical_bayes import fit_empirical_bayes
-from .k1 import k1_models
+from .k1 import bound_models
 from .pairs import all_pairs_difference, population_difference
 from .posterior import population_variances
-from .ubar_prior import CHOICES, ubar_posterior
+from .ubar_prior import ubar_posterior
 
 __all__ = [
     "POSTERIOR_COLUMNS",
@@ -212,10 +212,8 @@ def _ubar_posterior(c, k, fit, level, rng, *, ubar_prior="auto", names=None, ds=
     ((mu, kappa) integrated, :func:`~bayesnoise.conjugate.ubar.ubar_draws`), where the Beta
     is rejected the nonparametric prior, at K = 1 the binomial bound
     (:mod:`bayesnoise.conjugate.k1`)."""
-    if ubar_prior not in CHOICES:
-        raise ValueError(f"ubar_prior must be one of {CHOICES}, got {ubar_prior!r}")
-    if ubar_prior == "binomial":
-        bad = np.flatnonzero(~k1_models(k) | (fit.kappa_status == "assumed"))
+    if ubar_prior == "binomial":  # checked here to name the models and the file
+        bad = np.flatnonzero(~bound_models(k, fit))
         if bad.size:
             source = "the input" if ds is None else attr(ds, "source")
             listed = ", ".join(str(names[i]) for i in bad[:5]) if names is not None else ""

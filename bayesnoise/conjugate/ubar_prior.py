@@ -37,7 +37,7 @@ from scipy import stats
 from bayesnoise._common import tail_probabilities
 
 from .expansion import SHAPE_LIMITS, shape
-from .k1 import BINOMIAL, binomial_ubar, k1_models
+from .k1 import BINOMIAL, binomial_ubar, bound_models
 from .likelihood import model_cells
 from .mixture_posterior import autocorrelation_ess, mixture_posterior_draws
 from .npmle import beta_start, npmle_grid, prune_atoms, refine_atoms
@@ -366,7 +366,7 @@ def ubar_posterior(c, k, fit, level, rng, *, draws: int = 1000, ubar_prior: str 
         raise ValueError(f"ubar_prior must be one of {CHOICES}, got {ubar_prior!r}")
     n_models = c.shape[0]
     mask = k > 0
-    bound = k1_models(k, mask) & (fit.kappa_status != "assumed")
+    bound = bound_models(k, fit, mask)
     if ubar_prior == "beta":
         bound[:] = False
     elif ubar_prior == "binomial" and not bound.all():
