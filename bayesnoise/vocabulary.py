@@ -755,6 +755,18 @@ _ENTRIES = [
     _c("se_difference_theory", "SE difference (theory)", "Beta-theory paired SE", _DIFF),
 ]
 
+# One success rate against a target, with a chosen prior; graded scores thresholded (``rate``,
+# ``threshold``).
+_RATE_ENTRIES: list[Column] = []
+
+# Prompt templates, runs and judges as measured factors (``noises``).
+_FACTOR_ENTRIES: list[Column] = []
+
+# Scores graded by an LLM judge, corrected with human labels (``judge``).
+_JUDGE_ENTRIES: list[Column] = []
+
+_ENTRIES += _RATE_ENTRIES + _FACTOR_ENTRIES + _JUDGE_ENTRIES
+
 #: name -> :class:`Column`, in the order above.
 REGISTRY: dict[str, Column] = {c.name: c for c in _ENTRIES}
 
