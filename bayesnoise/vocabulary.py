@@ -16,7 +16,7 @@ Examples
 --------
 >>> describe("mu_difference_low")["scope"]
 'question population'
->>> label("p_a_better")
+>>> label("prob_a_better")
 'P(A > B), these questions'
 """
 
@@ -162,8 +162,12 @@ _ENTRIES = [
         True,
     ),
     _c("z_clustered", "z clustered", "difference / cluster-robust SE"),
-    _c("p_clustered", "p clustered", "two-sided p-value of z_clustered (t, clusters - 1 df)"),
-    _c("p_clustered_adjusted", "p clustered adjusted", "p_clustered adjusted over all pairs"),
+    _c("p_value_clustered", "p clustered", "two-sided p-value of z_clustered (t, clusters - 1 df)"),
+    _c(
+        "p_value_clustered_adjusted",
+        "p clustered adjusted",
+        "p_value_clustered adjusted over all pairs",
+    ),
     # frequentist, per pair
     _c(
         "difference",
@@ -193,23 +197,28 @@ _ENTRIES = [
         "scipy.stats.ttest_rel on the K-averaged scores)",
         _PROB,
     ),
-    _c("p_adjusted", "p adjusted", "p_value adjusted over all pairs of the file (--adjust)", _PROB),
     _c(
-        "p_sign_questions",
+        "p_value_adjusted",
+        "p adjusted",
+        "p_value adjusted over all pairs of the file (--adjust)",
+        _PROB,
+    ),
+    _c(
+        "p_value_sign_questions",
         "p sign",
         "exact sign test on the signs of the per-question differences",
         _PROB,
     ),
-    _c("p_permutation", "p permutation", "sign-flip permutation test of sum_i d_i", _PROB),
+    _c("p_value_permutation", "p permutation", "sign-flip permutation test of sum_i d_i", _PROB),
     _c(
-        "p_sign_one_sample",
+        "p_value_sign_one_sample",
         "p sign (one sample)",
         "Eval-Arena's sign test of one sample against one sample, on the expected win counts: "
         "a test for K = 1 (at K > 1 it almost never rejects: size 0.000 in simulation)",
         _PROB,
     ),
     _c(
-        "p_mcnemar_one_sample",
+        "p_value_mcnemar_one_sample",
         "p McNemar (one sample)",
         "Eval-Arena's McNemar test of one sample against one sample, on the expected win "
         "counts: a test for K = 1 (at K > 1 it almost never rejects: size 0.000 in simulation)",
@@ -227,7 +236,7 @@ _ENTRIES = [
         "freq",
         True,
     ),
-    _c("p_simultaneous", "p simultaneous", "p-value adjusted for all pairs (max-|T|)", _PROB),
+    _c("p_value_simultaneous", "p simultaneous", "p-value adjusted for all pairs (max-|T|)", _PROB),
     # conjugate Bayes, per model
     _c(
         "mu",
@@ -289,7 +298,9 @@ _ENTRIES = [
         "bayes",
         True,
     ),
-    _c("p_a_better", "P(A > B), these questions", "posterior P(dbar > 0)", _PROB, THESE, "bayes"),
+    _c(
+        "prob_a_better", "P(A > B), these questions", "posterior P(dbar > 0)", _PROB, THESE, "bayes"
+    ),
     _c(
         "mu_difference",
         "mu A - mu B (population, Bayes)",
@@ -300,7 +311,7 @@ _ENTRIES = [
         True,
     ),
     _c(
-        "p_a_better_population",
+        "prob_a_better_population",
         "P(A > B), population",
         "posterior P(mu_difference > 0)",
         _PROB,
@@ -353,7 +364,7 @@ _ENTRIES = [
         "mcmc",
         True,
     ),
-    _c("p_a_better_mcmc", "P(A > B), these questions (MCMC)", "P(dbar > 0) by MCMC", _PROB),
+    _c("prob_a_better_mcmc", "P(A > B), these questions (MCMC)", "P(dbar > 0) by MCMC", _PROB),
     _c(
         "mu_beta_difference",
         "mu A - mu B (Beta population, MCMC)",
@@ -363,9 +374,9 @@ _ENTRIES = [
         "mcmc",
         True,
     ),
-    _c("p_a_better_beta", "P(mu_beta A > B)", "P(mu_beta_difference > 0) by MCMC", _PROB),
+    _c("prob_a_better_beta", "P(mu_beta A > B)", "P(mu_beta_difference > 0) by MCMC", _PROB),
     # ranks
-    _c("p_best", "P(best)", "probability that the model has the highest accuracy", _PROB),
+    _c("prob_best", "P(best)", "probability that the model has the highest accuracy", _PROB),
     _c("expected_rank", "expected rank", "expected rank (1 = best)"),
     _c("rank", "rank", "rank interval (1 = best)", "", NONE, "", True),
     _c("in_top_group", "top group", "the model cannot be told apart from the best"),
@@ -615,16 +626,16 @@ _ENTRIES = [
         "count",
     ),
     _c(
-        "p_regression",
+        "p_value_regression",
         "p regression",
         "one-sided p-value of 'no regression' (change >= -margin) against a drop beyond the "
         "margin (paired t)",
         _PROB,
     ),
     _c(
-        "p_regression_adjusted",
+        "p_value_regression_adjusted",
         "p regression (Holm)",
-        "p_regression adjusted by Holm over the benchmarks and the combined test",
+        "p_value_regression adjusted by Holm over the benchmarks and the combined test",
         _PROB,
     ),
     _c(
@@ -638,7 +649,7 @@ _ENTRIES = [
         True,
     ),
     _c(
-        "p_no_regression_bayes",
+        "prob_no_regression",
         "P(no regression)",
         "posterior probability that the candidate is not worse by more than the margin",
         _PROB,
@@ -646,9 +657,9 @@ _ENTRIES = [
         "bayes",
     ),
     _c(
-        "p_no_regression_bayes_adjusted",
+        "prob_no_regression_adjusted",
         "P(no regression), Holm",
-        "p_no_regression_bayes adjusted by Holm over the benchmarks and the combined test "
+        "prob_no_regression adjusted by Holm over the benchmarks and the combined test "
         "(used as a p-value)",
         _PROB,
         POPULATION,
@@ -673,7 +684,7 @@ _ENTRIES = [
         True,
     ),
     _c(
-        "p_always_valid",
+        "p_value_always_valid",
         "p (always valid)",
         "always-valid p-value of A - B = -margin: may be checked after every question",
         _PROB,
@@ -743,9 +754,19 @@ _ENTRIES = [
     # reference noise models
     _c("run", "run", "source run of the reference tables"),
     _c("close_pairs", "close pairs", "pairs within 5 SE of each other", "count"),
-    _c("se_difference", "SE difference", "median paired SE of close pairs (K = 1)", _DIFF),
-    _c("se_difference_data", "SE difference data", "its data part", _DIFF),
-    _c("se_difference_prediction", "SE difference prediction", "its prediction part", _DIFF),
+    _c(
+        "se_difference_median_close",
+        "SE difference",
+        "median paired SE of close pairs (K = 1)",
+        _DIFF,
+    ),
+    _c("se_difference_data_median_close", "SE difference data", "its data part", _DIFF),
+    _c(
+        "se_difference_prediction_median_close",
+        "SE difference prediction",
+        "its prediction part",
+        _DIFF,
+    ),
     _c("benchmark_kappa", "benchmark kappa", "median kappa over the benchmark's models"),
     _c("ratio_to_theory", "ratio to theory", "measured / Beta-theory SE (median)"),
     _c("se_model", "SE model", "median SE of one model at K = 1", _ACC),

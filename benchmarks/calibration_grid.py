@@ -123,7 +123,7 @@ def summary(df: pd.DataFrame) -> str:
             continue
         if name == "p_here_gt95":  # P(A > B) about these questions: no population target
             lines.append(
-                f"\n{name} (p_a_better, about these questions; the null is about the "
+                f"\n{name} (prob_a_better, about these questions; the null is about the "
                 "population, so it has no 4-6% target and is shown for contrast): range "
                 f"{df[name].min():.3f}-{df[name].max():.3f}, median {df[name].median():.3f}"
             )

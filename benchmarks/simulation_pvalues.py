@@ -37,10 +37,10 @@ PERMUTATIONS = 199  # (1 + hits) / 200 <= 0.05 exactly when hits <= 9: an exact 
 # printed by default, with --permutations, with --one-sample-tests; then the old reference of z
 TESTS = (
     "p_value",
-    "p_sign_questions",
-    "p_permutation",
-    "p_sign_one_sample",
-    "p_mcnemar_one_sample",
+    "p_value_sign_questions",
+    "p_value_permutation",
+    "p_value_sign_one_sample",
+    "p_value_mcnemar_one_sample",
     "z normal (before)",
 )
 
@@ -97,7 +97,9 @@ def pair_pvalues(rng, shifts, n, k, reps, block):
 def pvalue_table(reps, block, rng):
     print(f"Size and power at p <= 0.05, {reps} replicates per row (exchangeable null; power at")
     print("the stated population difference). Columns: printed by default (p_value,")
-    print("p_sign_questions), with --permutations (p_permutation, 199 sign flips), with")
+    print(
+        "p_value_sign_questions), with --permutations (p_value_permutation, 199 sign flips), with"
+    )
     print("--one-sample-tests (Eval-Arena's one-sample-level tests); last: the normal reference")
     print("of z that p_value used before.\n")
     print("| K | N | truth | " + " | ".join(TESTS) + " |")

@@ -97,7 +97,7 @@ def main(argv=None):
             "dbar": "dbar_mcmc",
             "dbar_low": "dbar_mcmc_low",
             "dbar_high": "dbar_mcmc_high",
-            "p_a_better": "p_a_better_mcmc",
+            "prob_a_better": "prob_a_better_mcmc",
             "mu_difference_low": "mu_beta_difference_low",
             "mu_difference_high": "mu_beta_difference_high",
         }

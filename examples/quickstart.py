@@ -55,5 +55,5 @@ print(
 
 print("Frequentist and Bayesian answers for close pairs (|difference| <= 0.01), population:")
 cols = ["model_a", "model_b", "difference", "difference_low", "difference_high"]
-cols += ["mu_difference_low", "mu_difference_high", "p_a_better_population"]
+cols += ["mu_difference_low", "mu_difference_high", "prob_a_better_population"]
 print(render(bn.tidy(bn.compare(ds, pairs=True, max_difference=0.01))[cols]))

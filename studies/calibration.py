@@ -154,7 +154,7 @@ def population_difference_cell(
     -------
     dict of str to float
         ``coverage`` of the interval, ``p_over_95`` (share of replicates with
-        ``p_a_better_population > 0.95``; 0.05 when calibrated), their Monte Carlo standard
+        ``prob_a_better_population > 0.95``; 0.05 when calibrated), their Monte Carlo standard
         errors ``coverage_mcse`` and ``p_over_95_mcse`` (``sqrt(p (1 - p) / R)``), and
         ``mean_width``.
 
@@ -172,7 +172,7 @@ def population_difference_cell(
         d, confidence_level=confidence_level, draws=draws, prior_mass=prior_mass, random_seed=rng
     )
     cover = (post["low"] <= 0) & (0 <= post["high"])
-    over = post["p_a_better"] > 0.95
+    over = post["prob_a_better"] > 0.95
     return {
         "coverage": float(cover.mean()),
         "coverage_mcse": float(np.sqrt(cover.mean() * (1 - cover.mean()) / r)),

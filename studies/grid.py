@@ -28,8 +28,8 @@ interval           public function and columns                                  
 
 Pair intervals are measured twice: under the null (B has A's difficulty distribution: true
 population difference 0) with suffix ``_null`` and under a shift (B's population accuracy is
-``expit(logit(mu) - SHIFT_LOGIT)``) with suffix ``_shift``. ``p_a_better`` (these questions)
-and, when the package provides it, ``p_a_better_population`` are summarised on the null pairs
+``expit(logit(mu) - SHIFT_LOGIT)``) with suffix ``_shift``. ``prob_a_better`` (these questions)
+and, when the package provides it, ``prob_a_better_population`` are summarised on the null pairs
 by the fraction of replicates with P > 0.95 (target 4-6% for a population-level probability).
 
 Design of one cell (shape, N, K, mu, kappa):
@@ -116,24 +116,24 @@ PROBABILITIES = ("p_here_gt95", "p_pop_gt95")
 # intervals relative to the paired t interval, power under the shift next to the t test's
 PAIR_POPULATION = ("pop_diff", "pop_diff_freq")
 T_INTERVALS = ("paired_t_null", "paired_t_shift")  # reference coverage of the t interval
-# p-values the `pairs` table prints (p_value, p_sign_questions; p_permutation with
+# p-values the `pairs` table prints (p_value, p_value_sign_questions; p_value_permutation with
 # --permutations; the Eval-Arena tests with --one-sample-tests) and `passk --pairs`; their size
 # under the null design is measured by part "pvalues"
 PVALUES = (
     "p_value",
-    "p_sign_questions",
-    "p_permutation",
-    "p_sign_one_sample",
-    "p_mcnemar_one_sample",
+    "p_value_sign_questions",
+    "p_value_permutation",
+    "p_value_sign_one_sample",
+    "p_value_mcnemar_one_sample",
     "p_value_pass_at_k",
 )
-PERMUTATIONS = 1000  # sign flips of p_permutation (p resolution 0.001)
+PERMUTATIONS = 1000  # sign flips of p_value_permutation (p resolution 0.001)
 PASSK_K = 2  # passk --pairs -k min(K, 2): pass@2 (pass@5 is 1 on most questions at mu 0.9)
 SIZE_ALPHA = 0.05
 
 # Column names the package uses (or may use after the refactor) for the two probabilities.
-_P_HERE = ("p_a_better", "p_a_better_here", "p_a_better_these_questions")
-_P_POP = ("p_a_better_population", "p_population_a_better")
+_P_HERE = ("prob_a_better", "p_a_better_here", "p_a_better_these_questions")
+_P_POP = ("prob_a_better_population", "p_population_a_better")
 
 
 # ----------------------------------------------------------------------------- difficulties

@@ -2,7 +2,7 @@
 
 Simulation machinery for issue 20 item 3, not library API: the numbers come from the public
 tables (``conjugate.posterior_table`` ``ubar_low/high`` and ``conjugate.posterior_pairs_table``
-``dbar_low/high``, ``p_a_better``) called as a user calls them, with ``ubar_prior="beta"``
+``dbar_low/high``, ``prob_a_better``) called as a user calls them, with ``ubar_prior="beta"``
 (the Beta population with kappa integrated over its prior: the K = 1 behaviour before the
 binomial bound) or ``"auto"`` (the default: the binomial bound at K = 1).
 
@@ -155,9 +155,9 @@ def pair_cell(shape, mu, kappa, n, replicates, *, ubar_prior="auto", seed=0):
     """Coverage of ``dbar_low/high`` at K = 1 over ``replicates`` pairs of one cell.
 
     Besides :func:`ubar_cell`'s keys: ``wrong_sign`` the share of pairs with
-    ``p_a_better > 0.975`` while the true dbar < 0 or ``p_a_better < 0.025`` while it is > 0
+    ``prob_a_better > 0.975`` while the true dbar < 0 or ``prob_a_better < 0.025`` while it is > 0
     (at most about 0.025 for a calibrated posterior), and ``p_vs_interval`` the share where
-    ``p_a_better`` disagrees with the interval about the sign (0 for one posterior).
+    ``prob_a_better`` disagrees with the interval about the sign (0 for one posterior).
     """
     rng = np.random.default_rng([seed, 1 + SHAPES.index(shape), int(100 * mu), int(10 * kappa), n])
     ua, ub = sample_pair(shape, mu, kappa, rng, (replicates, n))
@@ -180,7 +180,7 @@ def pair_cell(shape, mu, kappa, n, replicates, *, ubar_prior="auto", seed=0):
         keys = [(f"a{i}", f"b{i}") for i in range(m)]
         low[rows] = df.loc[keys, "dbar_low"].to_numpy()
         high[rows] = df.loc[keys, "dbar_high"].to_numpy()
-        prob[rows] = df.loc[keys, "p_a_better"].to_numpy()
+        prob[rows] = df.loc[keys, "prob_a_better"].to_numpy()
     truth = (ua - ub).mean(axis=1)
     out = _summary(low, high, truth)
     tail = (1 - _LEVEL) / 2

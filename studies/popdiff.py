@@ -301,7 +301,7 @@ def bayes_candidates(d, rng, methods=BAYES):
         out["package_bayes"] = (nan, nan, nan)
         if n <= PACKAGE_BAYES_MAX_N:  # Monte Carlo over every replicate: costly at large N
             post = cpairs.paired_population_posterior(d, draws=1000, random_seed=rng)
-            out["package_bayes"] = (post["low"], post["high"], post["p_a_better"])
+            out["package_bayes"] = (post["low"], post["high"], post["prob_a_better"])
     return out
 
 

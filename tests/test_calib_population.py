@@ -179,7 +179,7 @@ def test_population_difference_calibrated_n100_lopsided(shape):
     assert BAND[0] <= _covers(null["low"], null["high"], 0.0) <= BAND[1]
     truth = mu - float(special.expit(special.logit(mu) - grid.SHIFT_LOGIT))
     assert BAND[0] <= _covers(shift["low"], shift["high"], truth) <= BAND[1]
-    frac = float(np.mean(null["p_a_better"] > 0.95))
+    frac = float(np.mean(null["prob_a_better"] > 0.95))
     assert 0.04 - 3 * MCSE <= frac <= 0.06 + 3 * MCSE, frac
 
 
@@ -234,7 +234,7 @@ def _acceptance_cell(shape, k, mu):
         post = paired_population_posterior(d, draws=1000, random_seed=7)
         bayes = (post["low"], post["high"])
         out[design] = {"t": t, "freq": freq, "bayes": bayes, "truth": target,
-                       "p": post["p_a_better"]}  # fmt: skip
+                       "p": post["prob_a_better"]}  # fmt: skip
     return out
 
 

@@ -155,7 +155,7 @@ def test_coverage(cell_name, interval):
 def test_population_probability_null_fraction():
     """Issue 8 defect 4: a population-level P(A > B) exceeds 0.95 in about 5% of null pairs.
 
-    ``p_a_better`` itself is about *these* questions; under a null *population* difference it
+    ``prob_a_better`` itself is about *these* questions; under a null *population* difference it
     exceeds 0.95 far more often (0.14-0.38 in the grid at K >= 5), as it should for its own
     target, so it is reported by the benchmark but not asserted here.
     """

@@ -33,8 +33,8 @@ PAIRS = [
     "se_mean",
     "z",
     "p_value",
-    "p_adjusted",
-    "p_sign_questions",
+    "p_value_adjusted",
+    "p_value_sign_questions",
     "correlation",
 ]
 ARENA = ["benchmark", "models", "questions", "p5_min", "p5_max", "p5_min_count", "p5_max_count"]
@@ -79,30 +79,30 @@ def test_pairs_adjust_permutations_and_one_pair(capsys, crux):
     full = _csv(capsys, "pairs", crux)
     # Holm over all 28 pairs, also when --max-difference then keeps a few of them
     close = _csv(capsys, "pairs", crux, "--max-difference", "0.01")
-    np.testing.assert_allclose(full["p_adjusted"], adjust_pvalues(full["p_value"], "holm"))
+    np.testing.assert_allclose(full["p_value_adjusted"], adjust_pvalues(full["p_value"], "holm"))
     kept = full.set_index(["model_a", "model_b"]).loc[
         list(zip(close.model_a, close.model_b, strict=True))
     ]
-    np.testing.assert_array_equal(close["p_adjusted"], kept["p_adjusted"])
+    np.testing.assert_array_equal(close["p_value_adjusted"], kept["p_value_adjusted"])
     bh = _csv(capsys, "pairs", crux, "--adjust", "bh")
-    np.testing.assert_allclose(bh["p_adjusted"], adjust_pvalues(full["p_value"], "bh"))
+    np.testing.assert_allclose(bh["p_value_adjusted"], adjust_pvalues(full["p_value"], "bh"))
     none = _csv(capsys, "pairs", crux, "--adjust", "none")
-    assert "p_adjusted" not in none.columns
+    assert "p_value_adjusted" not in none.columns
     more = _csv(capsys, "pairs", crux, "--permutations", "99", "--one-sample-tests")
     assert list(more.columns) == [
         *PAIRS[:-1],
-        "p_permutation",
-        "p_sign_one_sample",
-        "p_mcnemar_one_sample",
+        "p_value_permutation",
+        "p_value_sign_one_sample",
+        "p_value_mcnemar_one_sample",
         PAIRS[-1],
     ]
     # the smallest attainable permutation p-value is 1 / (B + 1)
-    assert more["p_permutation"].between(1 / 100, 1).all()
+    assert more["p_value_permutation"].between(1 / 100, 1).all()
     one = _csv(capsys, "pairs", crux, "--pair", "mixtral-8x7b", "deepseek-base-6.7b")
     row = full[(full.model_a == "deepseek-base-6.7b") & (full.model_b == "mixtral-8x7b")].iloc[0]
     assert len(one) == 1 and one["difference"][0] == pytest.approx(-row["difference"], rel=1e-12)
     # a single pre-specified pair is a family of one
-    assert one["p_adjusted"][0] == pytest.approx(row["p_value"], rel=1e-9)
+    assert one["p_value_adjusted"][0] == pytest.approx(row["p_value"], rel=1e-9)
     assert main(["pairs", crux, "--pair", "mixtral-8x7b", "nobody"]) == 2
     assert "'nobody', which is not in the file" in capsys.readouterr().err
 
@@ -291,8 +291,8 @@ def test_cluster_col_adds_the_clustered_columns(capsys, tmp_path):
     adjusted = decide.adjust_pvalues(expected["p_value"], "holm")  # over all 3 pairs
     merged = pairs.merge(expected.assign(adj=adjusted), on=["model_a", "model_b"])
     assert len(merged) == len(pairs) == 2
-    np.testing.assert_allclose(merged["p_clustered"], merged["p_value_y"], rtol=5e-4)
-    np.testing.assert_allclose(merged["p_clustered_adjusted"], merged["adj"], rtol=5e-4)
+    np.testing.assert_allclose(merged["p_value_clustered"], merged["p_value_y"], rtol=5e-4)
+    np.testing.assert_allclose(merged["p_value_clustered_adjusted"], merged["adj"], rtol=5e-4)
 
 
 @pytest.mark.parametrize("method", ["max-t", "bonferroni"])
@@ -303,5 +303,5 @@ def test_pairs_simultaneous_columns_come_from_all_pairs(capsys, crux, method):
     expected = decide.simultaneous_intervals(load(crux), method=method, random_seed=0)
     merged = df.merge(expected, on=["model_a", "model_b"], suffixes=("", "_lib"))
     assert 0 < len(merged) == len(df) < len(expected)  # filtered rows, intervals from all 28
-    for col in ("simultaneous_low", "simultaneous_high", "p_simultaneous"):
+    for col in ("simultaneous_low", "simultaneous_high", "p_value_simultaneous"):
         np.testing.assert_allclose(merged[col], merged[f"{col}_lib"], rtol=5e-4, atol=1e-12)

@@ -125,7 +125,7 @@ def test_population_difference_does_not_collapse(d, n_questions):
     diffs[: d.size] = d
     post = paired_population_posterior(diffs, draws=20_000)
     assert post["low"] < 0 < post["high"]  # [0, 0], [0.4, 0.4], [0.0011, 0.027] before
-    assert 0.05 < post["p_a_better"] < 0.95
+    assert 0.05 < post["prob_a_better"] < 0.95
 
 
 def test_population_difference_k1_close_to_tango():
@@ -147,7 +147,7 @@ def test_all_pairs_and_one_pair_agree():
     for key in ("low", "high"):
         assert allp[key][0, 2] == pytest.approx(one[key], abs=3e-3)
     assert allp["low"][2, 0] == pytest.approx(-allp["high"][0, 2])
-    assert allp["p_a_better"][2, 0] == pytest.approx(1 - allp["p_a_better"][0, 2])
+    assert allp["prob_a_better"][2, 0] == pytest.approx(1 - allp["prob_a_better"][0, 2])
 
 
 def test_pairs_table_has_both_probabilities_beside_their_intervals():
@@ -159,11 +159,11 @@ def test_pairs_table_has_both_probabilities_beside_their_intervals():
         "dbar",
         "dbar_low",
         "dbar_high",
-        "p_a_better",
+        "prob_a_better",
         "mu_difference",
         "mu_difference_low",
         "mu_difference_high",
-        "p_a_better_population",
+        "prob_a_better_population",
     ]
     rng = np.random.default_rng(10)
     u = rng.beta(1, 1, 60)
@@ -171,7 +171,7 @@ def test_pairs_table_has_both_probabilities_beside_their_intervals():
     df = posterior_pairs_table(from_arrays(c, np.full(c.shape, 5), models=["a", "b"]))
     row = df.iloc[0]
     assert row["mu_difference_low"] <= row["mu_difference"] <= row["mu_difference_high"]
-    assert 0 <= row["p_a_better_population"] <= 1
+    assert 0 <= row["prob_a_better_population"] <= 1
 
 
 # Calibration of the population paired difference under a null (true difference 0), two

@@ -65,7 +65,7 @@ def test_pairs_table():
     assert not df.isna().any().any()
     assert ((df["dbar_low"] <= df["dbar"]) & (df["dbar"] <= df["dbar_high"])).all()
     assert (df["mu_difference_low"] < df["mu_difference_high"]).all()
-    assert df["p_a_better"].between(0, 1).all()
+    assert df["prob_a_better"].between(0, 1).all()
 
 
 def test_pairs_table_missing_questions():
@@ -124,7 +124,7 @@ def test_population_difference_moments():
     assert out["sd"][0, 1] == pytest.approx(np.sqrt(((y @ y + 1.0) / t - mean**2) / (t + 1)))
     width = out["high"][0, 1] - out["low"][0, 1]
     assert width / (2 * 1.96 * out["sd"][0, 1]) == pytest.approx(1, abs=0.05)
-    assert out["p_a_better"][0, 0] == 0.5
+    assert out["prob_a_better"][0, 0] == 0.5
 
 
 # Simulation calibration cells run in CI. Each cell has 2000 replicates, so an estimated

@@ -75,10 +75,10 @@ def test_ranks_all_tied(capsys, constant, method):
     assert status == 0, out.err
     df = pd.read_csv(io.StringIO(out.out))
     assert (df["accuracy"] == value).all()
-    assert df["p_best"].sum() == pytest.approx(1.0)
+    assert df["prob_best"].sum() == pytest.approx(1.0)
     assert df["in_top_group"].all() and (df["group"] == "a").all()
     if method != "bayes":  # no variance: exactly tied, with a warning saying why
-        assert df["p_best"].tolist() == pytest.approx([1 / 3] * 3)
+        assert df["prob_best"].tolist() == pytest.approx([1 / 3] * 3)
         assert (df["expected_rank"] == 2).all()
         assert "do not vary across questions" in out.err and "all models are tied" in out.err
 
@@ -90,7 +90,7 @@ def test_ranks_constant_but_different_models(capsys, tmp_path):
     assert status == 0, out.err
     df = pd.read_csv(io.StringIO(out.out))
     assert df["model"].tolist() == ["high", "low"]
-    assert df["p_best"].tolist() == [1.0, 0.0]
+    assert df["prob_best"].tolist() == [1.0, 0.0]
     assert "do not vary across questions" in out.err and "tied" not in out.err
 
 

@@ -98,7 +98,7 @@ def test_all_pairs_equal_the_per_pair_loop(kind):
         k, n = int(above[a, c]), int(above[a, c] + above[c, a])
         want = stats.binomtest(k, n, 0.5).pvalue if n else 1.0
         rel = 10 * EPS * max(n, 2) * np.log(max(n, 2))
-        assert float(mat["p_sign_questions"][a, c]) == pytest.approx(want, rel=rel)
+        assert float(mat["p_value_sign_questions"][a, c]) == pytest.approx(want, rel=rel)
 
 
 @pytest.mark.parametrize("kind", ["k1", "mixed", "one_fraction", "fractional"])

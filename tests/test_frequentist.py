@@ -78,7 +78,12 @@ def test_matches_paper_array_formulas(fractional):
     assert pair["se_mean"] == pytest.approx(np.sqrt(np.var(A.mean(1) - B.mean(1)) / 300), rel=1e-12)
 
 
-P_VALUES = ("p_value", "p_sign_questions", "p_sign_one_sample", "p_mcnemar_one_sample")
+P_VALUES = (
+    "p_value",
+    "p_value_sign_questions",
+    "p_value_sign_one_sample",
+    "p_value_mcnemar_one_sample",
+)
 PAIR_CHECKS = ("total", "data", "prediction", "se_mean", "correlation", *P_VALUES)
 
 

@@ -68,11 +68,13 @@ def test_one_sided_t_and_interval_match_scipy(margin):
     d = np.random.default_rng(1).choice([-1.0, -0.5, 0.0, 0.5, 1.0], size=250)
     r = paired_regression_test(d, margin=margin, alpha=ALPHA)
     ref = stats.ttest_1samp(d + margin, 0.0, alternative="less")
-    np.testing.assert_allclose([r["t_change"], r["p_regression"]], [ref.statistic, ref.pvalue])
+    np.testing.assert_allclose(
+        [r["t_change"], r["p_value_regression"]], [ref.statistic, ref.pvalue]
+    )
     ci = stats.ttest_1samp(d, 0.0).confidence_interval(confidence_level=1 - 2 * ALPHA)
     np.testing.assert_allclose([r["change_low"], r["change_high"]], [ci.low, ci.high])
     # regression shown <=> the one-sided upper bound is below -margin
-    assert (r["p_regression"] < ALPHA) == (r["change_high"] < -margin)
+    assert (r["p_value_regression"] < ALPHA) == (r["change_high"] < -margin)
 
 
 def test_result_object_is_scipy_style():
@@ -100,7 +102,7 @@ def test_combined_test_is_the_meta_z_with_satterthwaite_df():
     assert np.isclose(c["t_change"], sum(d.mean() for d in ds) / np.sqrt((se**2).sum()))
     df = (se**2).sum() ** 2 / sum(s**4 / (d.size - 1) for s, d in zip(se, ds, strict=True))
     assert np.isclose(c["df"], df)
-    assert np.isclose(c["p_regression"], stats.t.cdf(c["t_change"], df))
+    assert np.isclose(c["p_value_regression"], stats.t.cdf(c["t_change"], df))
 
 
 def test_holm_over_benchmarks_and_combined_matches_statsmodels():
@@ -109,8 +111,8 @@ def test_holm_over_benchmarks_and_combined_matches_statsmodels():
     res = gate(ds, names=["a", "b", "c"])
     rows = res.rows.set_index("benchmark")
     assert list(rows.index) == ["a", "b", "c", "combined"]
-    ref = multipletests(rows["p_regression"], method="holm")[1]
-    np.testing.assert_allclose(rows["p_regression_adjusted"], ref)
+    ref = multipletests(rows["p_value_regression"], method="holm")[1]
+    np.testing.assert_allclose(rows["p_value_regression_adjusted"], ref)
     assert rows["regression"].tolist() == (ref < ALPHA).tolist()
     assert res.regression == bool((ref < ALPHA).any())
     assert res.verdict.splitlines()[-1].startswith(("regression on", "no regression shown"))
@@ -119,7 +121,7 @@ def test_holm_over_benchmarks_and_combined_matches_statsmodels():
 def test_bayes_probability_is_the_dirichlet_posterior():
     d = np.random.default_rng(5).choice([-1.0, 0.0, 1.0], p=[0.18, 0.7, 0.12], size=300)
     res = gate(d, method="bayes", draws=2000, random_seed=7)
-    ref = paired_population_posterior(d, draws=2000, random_seed=7)["p_a_better"]
+    ref = paired_population_posterior(d, draws=2000, random_seed=7)["prob_a_better"]
     assert np.isclose(res.pvalue, ref)  # P(no regression) = P(candidate - baseline > 0)
     assert res.regression == (res.pvalue < ALPHA)
 
@@ -183,7 +185,9 @@ def test_several_benchmarks_in_a_benchmark_column(tmp_path):
     d = (cand - base)[:, 0]
     names = ["code", "math", "qa"]
     ref = gate([d[bench == b] for b in names], names=names)
-    np.testing.assert_allclose(rows["p_regression_adjusted"], ref.rows["p_regression_adjusted"])
+    np.testing.assert_allclose(
+        rows["p_value_regression_adjusted"], ref.rows["p_value_regression_adjusted"]
+    )
     assert rows.loc["code", "regression"] and res.exit_status == 1
 
 
@@ -244,7 +248,7 @@ def test_json_format_is_machine_readable(pilot, capsys):
     out = json.loads(capsys.readouterr().out)
     assert status == out["exit_status"] == 1 and out["regression"] is True
     assert out["alternative"] == "less" and out["confidence_level"] == pytest.approx(0.9)
-    assert out["benchmarks"][0]["p_regression"] == pytest.approx(out["pvalue"])
+    assert out["benchmarks"][0]["p_value_regression"] == pytest.approx(out["pvalue"])
 
 
 # --- acceptance: size and power over simulated correlated evals ---------------------------

@@ -105,7 +105,7 @@ def test_k1_dbar_is_the_difference_of_two_jeffreys_posteriors():
         # Monte Carlo SE of P(d > 0) with 1000 draws (package) and 400,000 (oracle), plus the
         # Edgeworth expansion's error where it is used (within 0.005 by its switch rule)
         se = np.sqrt(p * (1 - p) / 1000 + p * (1 - p) / draws)
-        assert abs(row["p_a_better"] - p) <= 3 * se + 0.005, row
+        assert abs(row["prob_a_better"] - p) <= 3 * se + 0.005, row
 
 
 def test_ragged_k_and_explicit_choices():
@@ -200,7 +200,7 @@ def test_k1_dbar_coverage_at_every_kappa(kappa):
     out = study.pair_cell("beta", 0.5, kappa, 500, R_PAIRS, seed=12)
     lo, hi, pred = _band(kappa, R_PAIRS)
     assert lo <= out["coverage"] <= hi, (kappa, pred, out)
-    assert out["p_vs_interval"] <= 0.01  # one posterior: p_a_better and the interval agree
+    assert out["p_vs_interval"] <= 0.01  # one posterior: prob_a_better and the interval agree
 
 
 @pytest.mark.slow

@@ -234,8 +234,8 @@ def test_posterior_tables_have_the_conjugate_columns(tmp_path):
     # the MCMC columns are the conjugate ones with the method (or the Beta estimand) in the name
     counterpart = {"mu_beta": "mu", "ubar_mcmc": "ubar", "kappa_mcmc": "kappa", "dbar_mcmc": "dbar"}
     counterpart |= {"se_data_mcmc": "se_data_bayes", "se_prediction_mcmc": "se_prediction_bayes"}
-    counterpart |= {"p_a_better_mcmc": "p_a_better", "mu_beta_difference": "mu_difference"}
-    counterpart |= {"p_a_better_beta": "p_a_better_population"}
+    counterpart |= {"prob_a_better_mcmc": "prob_a_better", "mu_beta_difference": "mu_difference"}
+    counterpart |= {"prob_a_better_beta": "prob_a_better_population"}
 
     def renamed(columns):
         out = []

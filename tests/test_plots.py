@@ -110,13 +110,15 @@ def test_pair_matrix_values_order_and_marks(pairs):
         i, j = order.index(row.model_a), order.index(row.model_b)
         assert mat[i, j] == row.z and mat[j, i] == -row.z
     marks = next(c for c in ax.collections if c.get_gid() == "significant").get_offsets()
-    assert len(marks) == 2 * int((pairs.p_adjusted < 0.05).sum())
+    assert len(marks) == 2 * int((pairs.p_value_adjusted < 0.05).sum())
 
 
 def test_pair_matrix_p_a_better_mirror(ds, pairs):
     bayes = conjugate.posterior_pairs_table(ds)
-    merged = pairs.merge(bayes[["model_a", "model_b", "p_a_better"]], on=["model_a", "model_b"])
-    mat = np.ma.filled(plots.plot_pair_matrix(merged, "p_a_better").images[0].get_array(), np.nan)
+    merged = pairs.merge(bayes[["model_a", "model_b", "prob_a_better"]], on=["model_a", "model_b"])
+    mat = np.ma.filled(
+        plots.plot_pair_matrix(merged, "prob_a_better").images[0].get_array(), np.nan
+    )
     off = ~np.eye(len(mat), dtype=bool)
     np.testing.assert_allclose((mat + mat.T)[off], 1.0, rtol=0, atol=1e-15)  # P(A>B)+P(B>A)=1
 

@@ -34,7 +34,7 @@ def _pairs(m, seed=0):
             "accuracy_a": acc[a],
             "accuracy_b": acc[b],
             "z": rng.normal(0, 5, a.size),
-            "p_adjusted": rng.uniform(0, 1, a.size),
+            "p_value_adjusted": rng.uniform(0, 1, a.size),
         }
     )
 

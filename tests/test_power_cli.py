@@ -21,7 +21,7 @@ from bayesnoise.frequentist import (
 RANKS = [
     "model",
     "accuracy",
-    "p_best",
+    "prob_best",
     "expected_rank",
     "rank_low",
     "rank_high",
@@ -86,8 +86,8 @@ def test_power_n_and_k_and_one_sample_files(capsys, crux, tmp_path):
 def test_ranks_command(capsys, crux):
     df = _csv(capsys, "ranks", crux, "--draws", "500")
     assert list(df.columns) == RANKS and len(df) == 8
-    assert df["p_best"].sum() == pytest.approx(1.0)
+    assert df["prob_best"].sum() == pytest.approx(1.0)
     assert df["expected_rank"].is_monotonic_increasing
     bayes = _csv(capsys, "ranks", crux, "--method", "bayes", "--draws", "500")
     # these questions carry only prediction noise: the top is at least as clear
-    assert bayes["p_best"].max() >= df["p_best"].max() - 3 * np.sqrt(0.25 / 500)
+    assert bayes["prob_best"].max() >= df["prob_best"].max() - 3 * np.sqrt(0.25 / 500)

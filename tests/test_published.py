@@ -86,7 +86,7 @@ def _boundary(x):
 
 def _sign_rows(ds, pub):
     mat, ia, ib = _pair_rows(ds, pub)
-    ours = mat["p_sign_one_sample"].values[ia, ib]
+    ours = mat["p_value_sign_one_sample"].values[ia, ib]
     ok = np.isclose(ours, pub["pvalue"].to_numpy(), rtol=RTOL)
     wa = mat["wins_a"].values[ia, ib]
     n = wa + mat["wins_a"].values[ib, ia]

@@ -27,7 +27,7 @@ def test_sign_test_on_averaged_differences_is_scipy_binomtest():
         above, below = int((d > 0).sum()), int((d < 0).sum())  # ties dropped
         assert mat["questions_a_above"].values[a, b] == above
         ref = stats.binomtest(above, above + below, 0.5).pvalue
-        assert mat["p_sign_questions"].values[a, b] == pytest.approx(ref, rel=1e-12)
+        assert mat["p_value_sign_questions"].values[a, b] == pytest.approx(ref, rel=1e-12)
 
 
 def test_ties_from_different_sample_counts_are_ties():
@@ -60,7 +60,7 @@ def test_p_value_is_the_paired_t_test_and_k1_sign_tests_coincide():
         df["p_value"], 2 * stats.t.sf(np.abs(df["z"]) * np.sqrt(199 / 200), 199), rtol=1e-12
     )
     # with 0/1 scores and K = 1, d_i in {-1, 0, 1}: both sign tests count the same questions
-    np.testing.assert_array_equal(df["p_sign_questions"], df["p_sign_one_sample"])
+    np.testing.assert_array_equal(df["p_value_sign_questions"], df["p_value_sign_one_sample"])
 
 
 def test_adjusted_equals_statsmodels_over_all_pairs():
@@ -71,13 +71,13 @@ def test_adjusted_equals_statsmodels_over_all_pairs():
     for ours, theirs in (("holm", "holm"), ("bh", "fdr_bh"), ("bonferroni", "bonferroni")):
         df = pair_noise(ds, adjust=ours)
         ref = multitest.multipletests(df["p_value"], method=theirs)[1]
-        np.testing.assert_allclose(df["p_adjusted"], ref, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(df["p_value_adjusted"], ref, rtol=0, atol=1e-12)
         assert df.attrs["family_size"] == 15
         kept = pair_noise(ds, adjust=ours, max_difference=0.02)
         full = df.set_index(["model_a", "model_b"]).loc[
             list(zip(kept.model_a, kept.model_b, strict=True))
         ]
-        np.testing.assert_array_equal(kept["p_adjusted"], full["p_adjusted"])
+        np.testing.assert_array_equal(kept["p_value_adjusted"], full["p_value_adjusted"])
 
 
 def test_paired_test_methods_match_the_table():
@@ -86,14 +86,14 @@ def test_paired_test_methods_match_the_table():
     mat = pair_noise_dataset(ds, n_permutations=999, random_seed=3)
     for method, column in (
         ("t", "p_value"),
-        ("sign", "p_sign_questions"),
-        ("sign_one_sample", "p_sign_one_sample"),
-        ("mcnemar_one_sample", "p_mcnemar_one_sample"),
+        ("sign", "p_value_sign_questions"),
+        ("sign_one_sample", "p_value_sign_one_sample"),
+        ("mcnemar_one_sample", "p_value_mcnemar_one_sample"),
     ):
         res = paired_test(ds, "m0", "m1", method=method)
         assert res.pvalue == float(mat[column][0, 1])
     res = paired_test(ds, "m0", "m1", method="permutation", n_permutations=999, random_seed=3)
-    assert res.pvalue == float(mat["p_permutation"][0, 1])
+    assert res.pvalue == float(mat["p_value_permutation"][0, 1])
     assert res.statistic == pytest.approx(res.difference * 150, rel=1e-12)
 
 
@@ -112,7 +112,7 @@ def test_type_one_error_of_every_printed_pvalue(k):
     rng = np.random.default_rng(15 + k)
     reps, n = 400, 200
     correct, k = _null_data(rng, reps, n, k)
-    rejected = {"p_value": 0, "p_sign_questions": 0, "p_permutation": 0}
+    rejected = {"p_value": 0, "p_value_sign_questions": 0, "p_value_permutation": 0}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for r in range(reps):
@@ -124,7 +124,7 @@ def test_type_one_error_of_every_printed_pvalue(k):
     # tests of discrete d_i (the sign test; the permutation test at K = 1, where d_i is -1, 0
     # or 1) cannot reach 0.05 exactly and are allowed to be conservative down to 0.02
     for name, count in rejected.items():
-        discrete = name == "p_sign_questions" or (name == "p_permutation" and k == 1)
+        discrete = name == "p_value_sign_questions" or (name == "p_value_permutation" and k == 1)
         low = 0.02 if discrete else 0.05 - 3 * 0.011
         assert low <= count / reps <= 0.05 + 3 * 0.011, (name, count / reps)
 

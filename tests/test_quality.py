@@ -359,7 +359,7 @@ def test_rank_summary_equals_brute_force_with_ties():
     equal = np.array([[(x[:, j] == x[a, j]).sum() - 1 for j in range(d)] for a in range(m)])
     rank = 1 + higher + equal / 2
     np.testing.assert_array_equal(got["expected_rank"], rank.mean(axis=1))
-    np.testing.assert_array_equal(got["p_best"], ((higher == 0) / (1 + equal)).mean(axis=1))
+    np.testing.assert_array_equal(got["prob_best"], ((higher == 0) / (1 + equal)).mean(axis=1))
     np.testing.assert_array_equal(
         got["rank_low"], np.quantile(rank, 0.05, axis=1, method="inverted_cdf")
     )

@@ -68,7 +68,7 @@ def test_pvalue_difference_draws_the_pair_table(binary, ds):
         warnings.simplefilter("ignore")  # K = 1 split note
         ax = plot_pvalue_difference(ds)
     points = _by_gid(ax.collections)
-    assert set(points) == {"p_value", "p_sign_questions"}
+    assert set(points) == {"p_value", "p_value_sign_questions"}
     xy = points["p_value"].get_offsets()
     m = binary.shape[0]
     ref = []

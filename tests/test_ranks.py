@@ -26,8 +26,10 @@ def test_rank_summary_ties_and_sums():
     draws = np.array([[1.0, 2.0, 3.0, 3.0], [1.0, 3.0, 2.0, 3.0], [0.0, 0.0, 0.0, 4.0]])
     out = rank_summary(draws, draws.mean(axis=1))
     # P(best) per draw splits ties: draw 0 is a tie of models 0 and 1
-    np.testing.assert_allclose(out["p_best"], [(0.5 + 0 + 1 + 0) / 4, (0.5 + 1 + 0 + 0) / 4, 0.25])
-    assert out["p_best"].sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(
+        out["prob_best"], [(0.5 + 0 + 1 + 0) / 4, (0.5 + 1 + 0 + 0) / 4, 0.25]
+    )
+    assert out["prob_best"].sum() == pytest.approx(1.0)
     # mid-ranks: the expected ranks add up to 1 + 2 + 3 in every draw
     assert out["expected_rank"].sum() == pytest.approx(6.0)
 
@@ -42,7 +44,7 @@ def test_rank_table_on_clear_and_tied_models():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             df = rank_table(ds, method=method, draws=2000).set_index("model")
-        assert df.loc["c", "p_best"] == 0 and not df.loc["c", "in_top_group"]
+        assert df.loc["c", "prob_best"] == 0 and not df.loc["c", "in_top_group"]
         assert df.loc["c", "rank_low"] == 3 and df.loc["c", "rank_high"] == 3
         assert df.loc["a", "in_top_group"] and df.loc["b", "in_top_group"]
         assert df.loc["a", "rank_low"] == 1 and df.loc["a", "rank_high"] == 2
@@ -68,7 +70,7 @@ def test_bayes_p_best_is_calibrated_on_these_questions():
             names = ["m0", "m1", "m2", "m3"]
             ds = from_arrays(correct, np.full(correct.shape, 5), models=names)
             df = rank_table(ds, method="bayes", draws=500, random_seed=r)
-            pred.extend(df.set_index("model").loc[names, "p_best"])
+            pred.extend(df.set_index("model").loc[names, "prob_best"])
             hit.extend(np.arange(4) == np.argmax(u.mean(axis=1)))
     pred, hit = np.array(pred), np.array(hit, dtype=float)
     for lo, hi in ((0.0, 0.2), (0.2, 0.8), (0.8, 1.01)):

@@ -44,9 +44,9 @@ def test_hierarchical_posterior_is_calibrated_when_truth_follows_the_prior():
         theta = 0.6 + tau * rng.standard_normal(m)
         x = theta + chol @ rng.standard_normal(m)
         draws, _ = hierarchical_draws(x, sigma, draws=400, rng=rng)
-        stated.extend(rank_summary(draws, draws.mean(axis=1))["p_best"])
+        stated.extend(rank_summary(draws, draws.mean(axis=1))["prob_best"])
         plain = x[:, None] + chol @ rng.standard_normal((m, 400))
-        naive.extend(rank_summary(plain, x)["p_best"])
+        naive.extend(rank_summary(plain, x)["prob_best"])
         hit.extend(np.arange(m) == np.argmax(theta))
     assert np.all(np.abs(_bin_errors(stated, hit)) <= 3.5)
     assert _bin_errors(naive, hit)[-1] < -3.5  # the winner's curse: overconfident leaders
@@ -85,8 +85,8 @@ def test_identical_models_and_two_models():
         warnings.simplefilter("ignore")
         df = rank_table(ds, draws=2000).set_index("model")
     # a and a2 are exchangeable: each best about half the time (MC SE sqrt(.25 / 2000))
-    assert abs(df.loc["a", "p_best"] - 0.5) <= 4 * np.sqrt(0.25 / 2000)
-    assert df.loc["c", "p_best"] == 0 and df.loc["c", "group"] != df.loc["a", "group"]
+    assert abs(df.loc["a", "prob_best"] - 0.5) <= 4 * np.sqrt(0.25 / 2000)
+    assert df.loc["c", "prob_best"] == 0 and df.loc["c", "group"] != df.loc["a", "group"]
     two = ds.sel(model=["a", "c"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -122,6 +122,6 @@ def test_rank_table_p_best_is_calibrated_for_the_population():
             correct, theta = _simulate(rng, m, n, k)
             ds = from_arrays(correct, np.full((m, n), k), models=names)
             df = rank_table(ds, draws=500, random_seed=r).set_index("model")
-            stated.extend(df.loc[names, "p_best"])
+            stated.extend(df.loc[names, "prob_best"])
             hit.extend(np.arange(m) == np.argmax(theta))
     assert np.all(np.abs(_bin_errors(stated, hit)) <= 3.5)

@@ -99,7 +99,11 @@ def test_many_letters_are_separated():
 
 def test_letters_from_pairs_matches_the_matrix():
     pairs = pd.DataFrame(
-        {"model_a": ["x", "x", "y"], "model_b": ["y", "z", "z"], "p_adjusted": [0.2, 0.01, 0.3]}
+        {
+            "model_a": ["x", "x", "y"],
+            "model_b": ["y", "z", "z"],
+            "p_value_adjusted": [0.2, 0.01, 0.3],
+        }
     )
     assert letters_from_pairs(pairs, ["x", "y", "z"]) == ["a", "ab", "b"]
     assert letters_from_pairs(pairs, ["z", "y", "x"]) == ["a", "ab", "b"]  # z first now
@@ -117,7 +121,7 @@ def test_rank_table_group_follows_holm_pairs():
     pairs = pair_noise(ds, adjust="holm")
     for row in pairs.itertuples():
         shared = set(df.loc[row.model_a, "group"]) & set(df.loc[row.model_b, "group"])
-        assert bool(shared) == (not row.p_adjusted < 0.05)
+        assert bool(shared) == (not row.p_value_adjusted < 0.05)
     assert "a" in df["group"].iloc[0]  # the best model has a
 
 

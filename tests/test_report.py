@@ -41,7 +41,7 @@ def test_compare_pairs(crux):
     assert np.median(width_b / width_f) == pytest.approx(1.0, abs=0.15)
     # P(a > b) is high exactly when the 'these questions' interval lies above 0
     above = out["dbar_low"] > 0
-    assert (out.loc[above, "p_a_better"] > 0.95).all()
+    assert (out.loc[above, "prob_a_better"] > 0.95).all()
 
 
 def test_render_formats():

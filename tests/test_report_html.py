@@ -48,9 +48,9 @@ def test_verdicts_use_holm_p_and_power_functions(ds, section):
     pairs = section.pairs
     k = 5.0
     for _, row in pairs.iterrows():
-        if row.p_adjusted < 0.05:
+        if row.p_value_adjusted < 0.05:
             winner = row.model_a if row.difference > 0 else row.model_b
-            assert row.verdict == f"{winner} better, p = {row.p_adjusted:.2g} after Holm"
+            assert row.verdict == f"{winner} better, p = {row.p_value_adjusted:.2g} after Holm"
         elif row.difference != 0:
             need = frequentist.required_questions(
                 abs(row.difference), data=max(row.data, 0.0), prediction=row.prediction, k=k
@@ -91,7 +91,7 @@ def test_quality_figures_are_in_the_quality_block_with_captions(ds, section):
         assert figure, name
         assert unescape(figure.group(2)) == unescape(figure.group(1)) == captions[name], name
     assert label("win_rate") in captions["difference-sum"] and "10 model pairs" in block
-    assert label("p_value") in captions["p-values"] and label("p_sign_questions") in block
+    assert label("p_value") in captions["p-values"] and label("p_value_sign_questions") in block
     assert html.count('data-figure="heatmap"') == 1  # moved, not drawn twice
 
 
@@ -242,7 +242,7 @@ def test_ranks_section_is_the_rank_table(ds, section):
     for row, (_, r) in zip(rows, expected.iterrows(), strict=True):
         low, high = int(r.rank_low), int(r.rank_high)
         assert row[4] == (f"{low}" if low == high else f"{low} – {high}")  # integers
-        assert row[2] == f"{r.p_best:.3f}" and row[6] == r.group
+        assert row[2] == f"{r.prob_best:.3f}" and row[6] == r.group
         assert row[5] == ("yes" if r.in_top_group else "no")
 
 

@@ -184,14 +184,14 @@ def test_pairs_fast_equal_slow(shared_data, rel, n_models):
             row = new[(new.model_a == names[a]) & (new.model_b == names[b])].iloc[0]
             d = u[i] - u[j]
             pop = wts @ np.concatenate([p[a] - p[b], [-1.0, 1.0]])
-            for x, pre, pcol in ((d, "dbar", "p_a_better"), (pop, "mu_difference", "")):
+            for x, pre, pcol in ((d, "dbar", "prob_a_better"), (pop, "mu_difference", "")):
                 sd = x.std()
                 lo, hi = np.quantile(x, [0.025, 0.975])
                 tol = (5 * q_sd + 0.03) * sd
                 assert abs(row[f"{pre}_low"] - lo) < tol, (names[a], names[b], pre)
                 assert abs(row[f"{pre}_high"] - hi) < tol, (names[a], names[b], pre)
                 pr = (x > 0).mean()
-                col = pcol or "p_a_better_population"
+                col = pcol or "prob_a_better_population"
                 assert abs(row[col] - pr) < 5 * np.sqrt(pr * (1 - pr) / draws) + 0.005
 
 
@@ -225,7 +225,7 @@ def test_population_difference_twins_use_draws():
     p[0, :1], p[1, 1:2] = 1.0, 1.0
     out = population_difference(p, draws=4000, random_seed=0)
     assert out["low"][0, 1] < 0 < out["high"][0, 1]
-    assert abs(out["p_a_better"][0, 1] - 0.5) < 5 * np.sqrt(0.25 / 4000)
+    assert abs(out["prob_a_better"][0, 1] - 0.5) < 5 * np.sqrt(0.25 / 4000)
 
 
 def test_progress_goes_to_stderr(capsys):

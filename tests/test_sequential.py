@@ -150,7 +150,7 @@ def test_the_log_is_replayed_in_the_order_column(tmp_path):
     p, _ = always_valid_pvalues(d)
     stop = int(stopping_times(p)[()])
     assert r.attrs["stopped_at"] == stop and r.sizes["step"] == stop
-    np.testing.assert_allclose(r["p_always_valid"], p[:stop])
+    np.testing.assert_allclose(r["p_value_always_valid"], p[:stop])
     np.testing.assert_allclose(r["difference"], (np.cumsum(d) / np.arange(1, n + 1))[:stop])
     assert r.attrs["decision"] == "a better than b" and bool(r["stopped"][-1])
     full = bn.sequential(f, order_column="position", stop=False, every=100, progress=False)

@@ -51,12 +51,12 @@ def test_intervals_bonferroni_and_pvalues():
     np.testing.assert_allclose(  # half-width c se_t, se_t the ddof-1 SE
         bonf["simultaneous_high"] - bonf["difference"], c_b * np.sqrt(300 / 299) * bonf["se_mean"]
     )
-    np.testing.assert_allclose(bonf["p_simultaneous"], pairs["p_adjusted"], rtol=1e-12)
+    np.testing.assert_allclose(bonf["p_value_simultaneous"], pairs["p_value_adjusted"], rtol=1e-12)
     # max-T uses the correlation: narrower than Bonferroni, wider than one interval
     assert 1.96 < maxt.attrs["critical_value"] < c_b
     # single-step max-T p < 0.05 exactly when the interval excludes 0 (up to MC ties)
     excludes = (maxt["simultaneous_low"] > 0) | (maxt["simultaneous_high"] < 0)
-    np.testing.assert_array_equal(excludes, maxt["p_simultaneous"] < 0.05)
+    np.testing.assert_array_equal(excludes, maxt["p_value_simultaneous"] < 0.05)
 
 
 @pytest.mark.slow

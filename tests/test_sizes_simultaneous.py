@@ -57,8 +57,8 @@ def test_one_pair_intervals_are_scipy_paired_t_intervals():
     bonf = simultaneous_intervals(ds, method="bonferroni")  # family of one: exact
     assert bonf["simultaneous_low"][0] == pytest.approx(ci.low, rel=1e-10)
     assert bonf["simultaneous_high"][0] == pytest.approx(ci.high, rel=1e-10)
-    assert bonf["p_simultaneous"][0] == pytest.approx(ref.pvalue, rel=1e-10)
-    assert bonf["p_simultaneous"][0] == pair_noise(ds)["p_value"][0]
+    assert bonf["p_value_simultaneous"][0] == pytest.approx(ref.pvalue, rel=1e-10)
+    assert bonf["p_value_simultaneous"][0] == pair_noise(ds)["p_value"][0]
     maxt = simultaneous_intervals(ds, n_draws=200_000)
     # the Monte Carlo c moves each limit by at most 4 of its MC SEs times se_t
     se_t = (ci.high - ci.low) / (2 * stats.t.ppf(0.975, 149))

@@ -129,7 +129,7 @@ def test_a_name_holds_one_number_across_commands_per_pair(crux_shared):
             "compare --pairs": bn.tidy(bn.compare(crux_shared, pairs=True)),
         }
     )
-    # difference, difference_low/high, z, p_value, p_sign_questions, dbar_low/high, ...
+    # difference, difference_low/high, z, p_value, p_value_sign_questions, dbar_low/high, ...
     assert _common_columns_agree(tables, ["model_a", "model_b"]) >= 12
 
 

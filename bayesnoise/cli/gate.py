@@ -54,12 +54,12 @@ def _run_monitor(args, fmt):
     if a["stopped_at"]:
         summary = (
             f"stopped after {a['stopped_at']} of {a['questions_total']} questions: "
-            f"{a['decision']} (always-valid p = {float(last['p_always_valid']):.3g})"
+            f"{a['decision']} (always-valid p = {float(last['p_value_always_valid']):.3g})"
         )
     else:
         summary = (
             f"not stopped after {a['questions_total']} questions (always-valid p = "
-            f"{float(last['p_always_valid']):.3g}, alpha {a['alpha']:g})"
+            f"{float(last['p_value_always_valid']):.3g}, alpha {a['alpha']:g})"
         )
     print(summary, file=sys.stderr)
     return render(verbs.tidy(result), fmt), 0

@@ -82,7 +82,7 @@ def register(sub) -> None:
         "--adjust",
         choices=("holm", "bh", "bonferroni", "none"),
         default="holm",
-        help="p_adjusted: adjust p_value over all pairs, before --max-difference (default holm: "
+        help="p_value_adjusted: adjust p_value over all pairs, before --max-difference (default holm: "
         "family-wise error under any dependence; bh: false discovery rate)",
     )
     p.add_argument(
@@ -90,7 +90,7 @@ def register(sub) -> None:
         type=int,
         default=0,
         metavar="B",
-        help="add p_permutation, a sign-flip test on the per-question differences (B flips)",
+        help="add p_value_permutation, a sign-flip test on the per-question differences (B flips)",
     )
     p.add_argument(
         "--simultaneous",
@@ -98,12 +98,12 @@ def register(sub) -> None:
         const="max-t",
         choices=("max-t", "bonferroni"),
         help="add simultaneous_low/high (all pair differences at once, at --confidence-level, "
-        "default 0.95) and p_simultaneous; max-|T| (default) or Bonferroni",
+        "default 0.95) and p_value_simultaneous; max-|T| (default) or Bonferroni",
     )
     p.add_argument(
         "--one-sample-tests",
         action="store_true",
-        help="add Eval-Arena's one-sample-level p_sign_one_sample and p_mcnemar_one_sample",
+        help="add Eval-Arena's one-sample-level p_value_sign_one_sample and p_value_mcnemar_one_sample",
     )
     p.add_argument(
         "--bootstrap", type=int, default=0, metavar="B", help="add a paired bootstrap SE"

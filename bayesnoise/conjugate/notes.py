@@ -72,7 +72,7 @@ def kappa_notes(
         notes.append(
             f"kappa is not identifiable for {_who(status == STATUS['k1'], shape, names)}: every "
             f"answered question has K <= 1 sample, so the likelihood does not depend on kappa. "
-            f"ubar and dbar (and p_a_better) use the binomial bound (ubar_prior 'binomial bound "
+            f"ubar and dbar (and prob_a_better) use the binomial bound (ubar_prior 'binomial bound "
             f"(K = 1)'): the Jeffreys posterior of the accuracy, which holds whatever kappa is "
             f"(covered 0.94-1.00 for true kappa 0.5-100 at N = 100-2,000; about 0.95 when the "
             f"questions are equally hard, up to 1.00 when they are far apart: the price of not "

@@ -83,7 +83,7 @@ def _mc_pairs(x, ia, ib, shift, probs, chunk=4_000_000):
 
 
 def _fill_pairs(mean, k2, k3, k4, level, draws_of):
-    """M x M ``low, high, p_a_better`` from pair cumulants (upper triangle, mirrored).
+    """M x M ``low, high, prob_a_better`` from pair cumulants (upper triangle, mirrored).
 
     Cornish-Fisher / Edgeworth where the shape allows; elsewhere ``draws_of(models, a, b)``
     (the models used and the pairs' A and B) gives (draws, shift) for Monte Carlo on those
@@ -130,7 +130,7 @@ def all_pairs_difference(
     cumulants : array_like, shape (2, M), optional
         Third and fourth posterior cumulants of each ubar
         (:func:`bayesnoise.conjugate.ubar.ubar_cumulants`). The cumulants of a difference of
-        independent variables are sums, so intervals and ``p_a_better`` come from the
+        independent variables are sums, so intervals and ``prob_a_better`` come from the
         four-cumulant Cornish-Fisher and Edgeworth expansions for all pairs at once; pairs
         whose difference is too skewed or heavy-tailed for them
         (:data:`~bayesnoise.conjugate.expansion.SHAPE_LIMITS`) use ``ubar_draws`` when given.
@@ -141,12 +141,12 @@ def all_pairs_difference(
     Returns
     -------
     dict of str to numpy.ndarray
-        (M, M) arrays ``mean``, ``sd``, ``low``, ``high``, ``p_a_better`` (row = A).
+        (M, M) arrays ``mean``, ``sd``, ``low``, ``high``, ``prob_a_better`` (row = A).
 
     Examples
     --------
     >>> out = all_pairs_difference([0.6, 0.5], [1e-4, 1e-4])
-    >>> round(float(out["mean"][0, 1]), 3), round(float(out["p_a_better"][0, 1]), 4)
+    >>> round(float(out["mean"][0, 1]), 3), round(float(out["prob_a_better"][0, 1]), 4)
     (0.1, 1.0)
     """
     level = check_confidence_level(confidence_level)
@@ -175,7 +175,7 @@ def all_pairs_difference(
             p = np.where(
                 sd > 0, special.ndtr(mean / np.where(sd > 0, sd, 1.0)), 0.5 + 0.5 * np.sign(mean)
             )
-    return {"mean": mean, "sd": np.sqrt(var), "low": low, "high": high, "p_a_better": p}
+    return {"mean": mean, "sd": np.sqrt(var), "low": low, "high": high, "prob_a_better": p}
 
 
 def end_atom(sum_sq, sum_4):
@@ -305,14 +305,14 @@ def population_difference(
     -------
     dict of str to numpy.ndarray
         (M, M) arrays (row = A) ``mean``, ``sd`` (closed form), ``low``, ``high`` and
-        ``p_a_better = P(delta > 0)``.
+        ``prob_a_better = P(delta > 0)``.
 
     Examples
     --------
     >>> import numpy as np
     >>> p = np.zeros((2, 200))          # two all-wrong models: the interval stays open
     >>> out = population_difference(p)
-    >>> bool(out["low"][0, 1] < 0 < out["high"][0, 1]), round(float(out["p_a_better"][0, 1]), 1)
+    >>> bool(out["low"][0, 1] < 0 < out["high"][0, 1]), round(float(out["prob_a_better"][0, 1]), 1)
     (True, 0.5)
     """
     level = check_confidence_level(confidence_level)
@@ -339,7 +339,7 @@ def population_difference(
     sd = np.sqrt(k2)
     np.fill_diagonal(mean, 0.0)
     np.fill_diagonal(sd, 0.0)
-    return {"mean": mean, "sd": sd, "low": low, "high": high, "p_a_better": pb}
+    return {"mean": mean, "sd": sd, "low": low, "high": high, "prob_a_better": pb}
 
 
 def paired_population_posterior(
@@ -364,7 +364,7 @@ def paired_population_posterior(
     Returns
     -------
     dict of str to numpy.ndarray
-        Arrays of shape ``(...)``: ``mean``, ``sd``, ``low``, ``high``, ``p_a_better``.
+        Arrays of shape ``(...)``: ``mean``, ``sd``, ``low``, ``high``, ``prob_a_better``.
 
     Examples
     --------
@@ -398,5 +398,5 @@ def paired_population_posterior(
         delta = num / (wts.sum(-1) + atoms.sum(-1))
         out[0, s0 : s0 + step], out[1, s0 : s0 + step] = np.quantile(delta, q, axis=-1)
         out[2, s0 : s0 + step] = (delta > 0).mean(-1) + 0.5 * (delta == 0).mean(-1)
-    res = {"mean": mean, "sd": sd, "low": out[0], "high": out[1], "p_a_better": out[2]}
+    res = {"mean": mean, "sd": sd, "low": out[0], "high": out[1], "prob_a_better": out[2]}
     return {key: val.reshape(shape) for key, val in res.items()}

@@ -47,11 +47,11 @@ POSTERIOR_PAIR_COLUMNS = [
     "dbar",
     "dbar_low",
     "dbar_high",
-    "p_a_better",
+    "prob_a_better",
     "mu_difference",
     "mu_difference_low",
     "mu_difference_high",
-    "p_a_better_population",
+    "prob_a_better_population",
 ]
 
 _DRAWS = 1000
@@ -298,7 +298,7 @@ def posterior_pairs_table(
         difference of two independent Jeffreys posteriors: given the questions the two
         models' samples are independent and ``Var(dbar_hat | u) <= [ubar_A (1 - ubar_A) +
         ubar_B (1 - ubar_B)] / N`` whatever kappa and however the models' difficulties
-        correlate, so the interval and ``p_a_better`` hold for every difficulty shape
+        correlate, so the interval and ``prob_a_better`` hold for every difficulty shape
         (conservative where the questions are far from alike, see
         :mod:`bayesnoise.conjugate.k1`).
 
@@ -306,18 +306,18 @@ def posterior_pairs_table(
     -------
     pandas.DataFrame
         One row per unordered pair (a before b in the dataset's model order), columns
-        ``model_a, model_b, dbar, dbar_low, dbar_high, p_a_better, mu_difference,
-        mu_difference_low, mu_difference_high, p_a_better_population``:
+        ``model_a, model_b, dbar, dbar_low, dbar_high, prob_a_better, mu_difference,
+        mu_difference_low, mu_difference_high, prob_a_better_population``:
 
         - ``dbar`` = posterior mean of ``dbar = mean_i (u_Ai - u_Bi)`` on *these*
-          questions, its credible interval and ``p_a_better = P(dbar > 0)`` (Monte Carlo from
+          questions, its credible interval and ``prob_a_better = P(dbar > 0)`` (Monte Carlo from
           the per-model posteriors of :func:`posterior_table`, each under its own
           ``ubar_prior``, which are independent given the data: their exact first
           four cumulants give the Cornish-Fisher interval and the Edgeworth probability of
           every pair at once, Monte Carlo with shared per-model draws where the difference is
           too skewed for that, see :func:`bayesnoise.conjugate.all_pairs_difference`);
         - ``mu_difference`` = posterior mean of the population paired difference
-          E_x[u_A - u_B], its interval and ``p_a_better_population`` = P(population difference
+          E_x[u_A - u_B], its interval and ``prob_a_better_population`` = P(population difference
           > 0) (Dirichlet-process posterior over the per-question differences with two prior
           atoms at -1 and +1, so it includes the paired data noise and does not collapse when
           few questions differ; see :func:`bayesnoise.conjugate.population_difference`).
@@ -361,11 +361,11 @@ def posterior_pairs_table(
         "dbar": pairs["mean"],
         "dbar_low": pairs["low"],
         "dbar_high": pairs["high"],
-        "p_a_better": pairs["p_a_better"],
+        "prob_a_better": pairs["prob_a_better"],
         "mu_difference": pop["mean"],
         "mu_difference_low": pop["low"],
         "mu_difference_high": pop["high"],
-        "p_a_better_population": pop["p_a_better"],
+        "prob_a_better_population": pop["prob_a_better"],
     }
     df = pair_table(names, matrices)
     df.attrs.update(

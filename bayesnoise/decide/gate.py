@@ -62,8 +62,8 @@ GATE_COLUMNS = [
     "se_change",
     "t_change",
     "df",
-    "p_regression",
-    "p_regression_adjusted",
+    "p_value_regression",
+    "p_value_regression_adjusted",
     "regression",
     "verdict",
 ]
@@ -76,8 +76,8 @@ GATE_COLUMNS_BAYES = [
     "change_bayes",
     "change_bayes_low",
     "change_bayes_high",
-    "p_no_regression_bayes",
-    "p_no_regression_bayes_adjusted",
+    "prob_no_regression",
+    "prob_no_regression_adjusted",
     "regression",
     "verdict",
 ]
@@ -103,7 +103,7 @@ def paired_regression_test(d, *, margin: float = 0.0, alpha: float = 0.05) -> di
     dict
         ``questions``, ``change`` (mean of d), ``se_change`` (ddof-1 SE), ``t_change`` (``(change
         + margin) / se``; -inf / +inf / NaN when the differences do not vary), ``df`` (N - 1),
-        ``p_regression`` (lower tail), ``change_low``, ``change_high`` (two-sided ``1 - 2
+        ``p_value_regression`` (lower tail), ``change_low``, ``change_high`` (two-sided ``1 - 2
         alpha`` t interval).
 
     Examples
@@ -113,7 +113,7 @@ def paired_regression_test(d, *, margin: float = 0.0, alpha: float = 0.05) -> di
     >>> d = np.random.default_rng(0).choice([-1.0, 0.0, 1.0], p=[0.2, 0.7, 0.1], size=300)
     >>> r = paired_regression_test(d, margin=0.01)
     >>> ref = stats.ttest_1samp(d + 0.01, 0.0, alternative="less")
-    >>> bool(np.isclose(r["p_regression"], ref.pvalue)), bool(np.isclose(r["t_change"], ref.statistic))
+    >>> bool(np.isclose(r["p_value_regression"], ref.pvalue)), bool(np.isclose(r["t_change"], ref.statistic))
     (True, True)
     """
     d = np.asarray(d, dtype=float)
@@ -139,7 +139,7 @@ def paired_regression_test(d, *, margin: float = 0.0, alpha: float = 0.05) -> di
         "se_change": se,
         "t_change": float(t),
         "df": df,
-        "p_regression": p,
+        "p_value_regression": p,
         "change_low": change - half,
         "change_high": change + half,
     }
@@ -159,7 +159,7 @@ def bayes_regression_test(
     dict
         ``questions``, ``change`` (observed mean), ``change_bayes`` (posterior mean
         ``sum d / (N + 1)``), ``change_bayes_low`` / ``_high`` (equal-tailed ``1 - 2 alpha``),
-        ``p_no_regression_bayes`` (``P(delta >= -margin | data)``) and ``draws`` (the
+        ``prob_no_regression`` (``P(delta >= -margin | data)``) and ``draws`` (the
         posterior draws of delta).
 
     Examples
@@ -168,8 +168,8 @@ def bayes_regression_test(
     >>> from bayesnoise.conjugate import paired_population_posterior
     >>> d = np.random.default_rng(0).choice([-1.0, 0.0, 1.0], p=[0.2, 0.7, 0.1], size=300)
     >>> r = bayes_regression_test(d, draws=2000)
-    >>> ref = paired_population_posterior(d, draws=2000)["p_a_better"]
-    >>> bool(np.isclose(r["p_no_regression_bayes"], ref))
+    >>> ref = paired_population_posterior(d, draws=2000)["prob_a_better"]
+    >>> bool(np.isclose(r["prob_no_regression"], ref))
     True
     """
     from bayesnoise.conjugate.dirichlet import PRIOR_MASS, dirichlet_weights
@@ -189,13 +189,13 @@ def bayes_regression_test(
         "change_bayes": float(d.sum() / (n + PRIOR_MASS)),
         "change_bayes_low": float(low),
         "change_bayes_high": float(high),
-        "p_no_regression_bayes": _p_no_regression(delta, margin),
+        "prob_no_regression": _p_no_regression(delta, margin),
         "draws": delta,
     }
 
 
 def _p_no_regression(delta, margin) -> float:
-    """P(delta >= -margin) from draws, ties counted half (as ``p_a_better`` counts them)."""
+    """P(delta >= -margin) from draws, ties counted half (as ``prob_a_better`` counts them)."""
     return float((delta > -margin).mean() + 0.5 * (delta == -margin).mean())
 
 
@@ -234,7 +234,7 @@ def combine_tests(rows: list[dict], *, margin: float = 0.0, alpha: float = 0.05)
         "se_change": se_mean,
         "t_change": float(t),
         "df": float(df_c),
-        "p_regression": p,
+        "p_value_regression": p,
         "change_low": mean - half,
         "change_high": mean + half,
     }
@@ -445,7 +445,7 @@ def gate(
                 "change_bayes": float(np.mean([r["change_bayes"] for r in rows])),
                 "change_bayes_low": float(low),
                 "change_bayes_high": float(high),
-                "p_no_regression_bayes": _p_no_regression(delta, margin),
+                "prob_no_regression": _p_no_regression(delta, margin),
                 "draws": delta,
             }
         rows.append(combined)
@@ -454,7 +454,7 @@ def gate(
 
 
 def _result(rows, names, accuracies, margin, alpha, method, baseline, candidate):
-    p_key = "p_regression" if method == "freq" else "p_no_regression_bayes"
+    p_key = "p_value_regression" if method == "freq" else "prob_no_regression"
     suffix = "" if method == "freq" else "_bayes"
     adjusted = adjust_pvalues([r[p_key] for r in rows], "holm")
     level = 1.0 - 2.0 * alpha
@@ -487,7 +487,12 @@ def _result(rows, names, accuracies, margin, alpha, method, baseline, candidate)
         head = f"regression on {', '.join(flagged)}" if flagged else "no regression shown"
         lines.append(f"{head} ({family}, alpha {alpha:g})")
     if method == "freq":
-        stat, pvalue, df, se = top["t_change"], top["p_regression"], top["df"], top["se_change"]
+        stat, pvalue, df, se = (
+            top["t_change"],
+            top["p_value_regression"],
+            top["df"],
+            top["se_change"],
+        )
         draws = None
     else:
         stat, pvalue, df, se = top["change_bayes"], top[p_key], np.nan, np.nan

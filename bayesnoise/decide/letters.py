@@ -131,10 +131,10 @@ def letters_from_pairs(
     models,
     *,
     alpha: float = 0.05,
-    column: str = "p_adjusted",
+    column: str = "p_value_adjusted",
     max_letters: int = 500,
 ) -> list[str]:
-    """Compact letter display from a tidy pairs table (e.g. :func:`pair_noise`'s ``p_adjusted``).
+    """Compact letter display from a tidy pairs table (e.g. :func:`pair_noise`'s ``p_value_adjusted``).
 
     Parameters
     ----------
@@ -143,7 +143,7 @@ def letters_from_pairs(
     models : sequence of str
         The models, best first: letters are assigned in this order.
     alpha : float, default 0.05
-    column : str, default "p_adjusted"
+    column : str, default "p_value_adjusted"
         The p-values to use (Holm-adjusted by default in :func:`pair_noise`).
     max_letters : int, default 500
         See :func:`compact_letters`.
@@ -157,7 +157,7 @@ def letters_from_pairs(
     Examples
     --------
     >>> pairs = pd.DataFrame(
-    ...     {"model_a": ["x", "x", "y"], "model_b": ["y", "z", "z"], "p_adjusted": [0.2, 0.01, 0.3]}
+    ...     {"model_a": ["x", "x", "y"], "model_b": ["y", "z", "z"], "p_value_adjusted": [0.2, 0.01, 0.3]}
     ... )
     >>> letters_from_pairs(pairs, ["x", "y", "z"])
     ['a', 'ab', 'b']

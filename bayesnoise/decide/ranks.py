@@ -46,7 +46,7 @@ _BAND_CELLS = 2**22
 RANK_COLUMNS = [
     "model",
     "accuracy",
-    "p_best",
+    "prob_best",
     "expected_rank",
     "rank_low",
     "rank_high",
@@ -69,7 +69,7 @@ def rank_summary(draws, center, *, confidence_level: float = 0.95) -> dict[str, 
     Returns
     -------
     dict of numpy.ndarray, each (M,)
-        ``p_best``: share of draws in which the model is highest (ties split equally, so the
+        ``prob_best``: share of draws in which the model is highest (ties split equally, so the
         column sums to 1); ``expected_rank``: mean rank (1 = best, ties get the mid-rank);
         ``rank_low``, ``rank_high``: equal-tailed interval of the rank; ``in_top_group``:
         no other model is better by the simultaneous band ``center_a - center_b +- c sd_ab``,
@@ -81,7 +81,7 @@ def rank_summary(draws, center, *, confidence_level: float = 0.95) -> dict[str, 
     >>> rng = np.random.default_rng(0)
     >>> draws = np.array([[0.8], [0.5], [0.79]]) + 0.01 * rng.standard_normal((3, 4000))
     >>> out = rank_summary(draws, draws.mean(axis=1))
-    >>> out["in_top_group"].tolist(), bool(out["p_best"][1] == 0)
+    >>> out["in_top_group"].tolist(), bool(out["prob_best"][1] == 0)
     ([True, False, True], True)
     """
     level = check_confidence_level(confidence_level)
@@ -120,7 +120,7 @@ def rank_summary(draws, center, *, confidence_level: float = 0.95) -> dict[str, 
         top[ib[beaten_b]] = False
         top[ia[beaten_a]] = False
     return {
-        "p_best": is_best.mean(axis=1),
+        "prob_best": is_best.mean(axis=1),
         "expected_rank": rank.mean(axis=1),
         "rank_low": np.quantile(rank, q_low, axis=1, method="inverted_cdf"),
         "rank_high": np.quantile(rank, q_high, axis=1, method="inverted_cdf"),
@@ -257,7 +257,7 @@ def rank_table(
     Returns
     -------
     pandas.DataFrame
-        ``model, accuracy, p_best, expected_rank, rank_low, rank_high, in_top_group, group``
+        ``model, accuracy, prob_best, expected_rank, rank_low, rank_high, in_top_group, group``
         sorted by expected rank (see :func:`rank_summary`); ``accuracy`` is the observed one;
         ``group`` the compact letter display (:func:`bayesnoise.decide.compact_letters`) of
         the Holm-adjusted p-values of the pairs table (:func:`pair_noise`, z test of the

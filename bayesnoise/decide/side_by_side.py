@@ -123,11 +123,11 @@ def compare_pairs(
     -------
     pandas.DataFrame
         ``model_a, model_b, difference, difference_here_low, difference_here_high, dbar_low,
-        dbar_high, p_a_better, difference_low, difference_high, mu_difference_low,
-        mu_difference_high, p_a_better_population, z, p_value, p_sign_questions`` (the
+        dbar_high, prob_a_better, difference_low, difference_high, mu_difference_low,
+        mu_difference_high, prob_a_better_population, z, p_value, p_value_sign_questions`` (the
         names, and numbers, of :func:`bayesnoise.frequentist.pair_noise` and
-        :func:`bayesnoise.conjugate.posterior_pairs_table`): ``p_a_better`` is P(a > b) on these questions, beside their interval;
-        ``p_a_better_population`` is P(a > b) on the population, beside that interval.
+        :func:`bayesnoise.conjugate.posterior_pairs_table`): ``prob_a_better`` is P(a > b) on these questions, beside their interval;
+        ``prob_a_better_population`` is P(a > b) on the population, beside that interval.
 
     Examples
     --------
@@ -144,7 +144,7 @@ def compare_pairs(
 
     ds = complete(ds, on_missing=on_missing)
     mat = frequentist.pair_noise_dataset(ds)
-    cols = ["difference", "se_mean", "z", "p_value", "p_sign_questions"]
+    cols = ["difference", "se_mean", "z", "p_value", "p_value_sign_questions"]
     pairs = pair_table(mat["model"].values, {c: mat[c].values for c in cols})
     bayes = conjugate.posterior_pairs_table(
         ds, confidence_level=confidence_level, random_seed=random_seed
@@ -163,15 +163,15 @@ def compare_pairs(
             "difference_here_high": freq["difference_here_high"],
             "dbar_low": bayes["dbar_low"].to_numpy(),
             "dbar_high": bayes["dbar_high"].to_numpy(),
-            "p_a_better": bayes["p_a_better"].to_numpy(),
+            "prob_a_better": bayes["prob_a_better"].to_numpy(),
             "difference_low": freq["difference_low"],
             "difference_high": freq["difference_high"],
             "mu_difference_low": bayes["mu_difference_low"].to_numpy(),
             "mu_difference_high": bayes["mu_difference_high"].to_numpy(),
-            "p_a_better_population": bayes["p_a_better_population"].to_numpy(),
+            "prob_a_better_population": bayes["prob_a_better_population"].to_numpy(),
             "z": pairs["z"],
             "p_value": pairs["p_value"],
-            "p_sign_questions": pairs["p_sign_questions"],
+            "p_value_sign_questions": pairs["p_value_sign_questions"],
         }
     )
     if max_difference is not None:

@@ -165,7 +165,7 @@ def simultaneous_intervals(
     -------
     pandas.DataFrame
         ``model_a, model_b, difference, se_mean, simultaneous_low, simultaneous_high,
-        p_simultaneous``: ``se_mean`` as in :func:`bayesnoise.frequentist.pair_noise` (the SE
+        p_value_simultaneous``: ``se_mean`` as in :func:`bayesnoise.frequentist.pair_noise` (the SE
         of the difference of the K-averaged scores), the interval difference +- c se_t, and the
         single-step adjusted p-value ``P(max |T| >= |t|)`` (max-t) or min(1, P p) with p the pairs
         table's ``p_value`` (Bonferroni). Pairs whose difference has zero variance (models that
@@ -224,7 +224,7 @@ def simultaneous_intervals(
     half = c * se_scale * df["se_mean"].to_numpy()
     df["simultaneous_low"] = np.where(finite, df["difference"] - half, np.nan)
     df["simultaneous_high"] = np.where(finite, df["difference"] + half, np.nan)
-    df["p_simultaneous"] = np.where(finite, p, np.nan)
+    df["p_value_simultaneous"] = np.where(finite, p, np.nan)
     df.attrs.update(
         method=method,
         variance=variance if method == "max-t" else None,

@@ -47,7 +47,7 @@ def _winner(row) -> str:
 def verdict(row, *, n: int, k: float, adjust: str = "holm", family: int | None = None) -> str:
     """Plain-language verdict for one pair row of :func:`bayesnoise.frequentist.pair_noise`.
 
-    A pair is called only on its multiplicity-adjusted p-value (``p_adjusted``). When the
+    A pair is called only on its multiplicity-adjusted p-value (``p_value_adjusted``). When the
     unadjusted paired t test rejects but the adjusted one does not, the verdict says so, so that
     an interval excluding 0 beside "not distinguishable" is explained. ``k`` is the samples per
     question of the run; the numbers of questions or samples needed use
@@ -57,7 +57,7 @@ def verdict(row, *, n: int, k: float, adjust: str = "holm", family: int | None =
     Examples
     --------
     >>> row = {"model_a": "a", "model_b": "b", "difference": 0.03, "z": 2.2, "p_value": 0.03,
-    ...        "p_adjusted": 0.3, "data": 0.05, "prediction": 0.1, "total": 0.15}
+    ...        "p_value_adjusted": 0.3, "data": 0.05, "prediction": 0.1, "total": 0.15}
     >>> verdict(row, n=500, k=4, family=10).split("; needs")[0]
     'not distinguishable after Holm over 10 pairs (p = 0.3; unadjusted p = 0.03 < 0.05, as for this pair alone)'
     """
@@ -65,7 +65,7 @@ def verdict(row, *, n: int, k: float, adjust: str = "holm", family: int | None =
 
     get = row.get if hasattr(row, "get") else row.__getitem__
     diff = abs(float(row["difference"]))
-    p = get("p_adjusted", np.nan)
+    p = get("p_value_adjusted", np.nan)
     raw = get("p_value", np.nan)
     name = adjust.title() if adjust != "bh" else "Benjamini-Hochberg"
     if np.isfinite(p) and p < ALPHA:

@@ -249,7 +249,7 @@ def pair_pvalues(
     wins : numpy.ndarray, shape (M, M)
         Expected one-sample win counts sum_i p_a,i (1 - p_b,i).
     n_permutations : int, default 0
-        Add ``p_permutation`` (:func:`sign_flip_pvalues`) when > 0, drawing from ``rng``.
+        Add ``p_value_permutation`` (:func:`sign_flip_pvalues`) when > 0, drawing from ``rng``.
     rng : numpy.random.Generator, optional
     above : numpy.ndarray, shape (M, M), optional
         :func:`question_sign_counts` of ``p`` when already known (for 0/1 scores they are the
@@ -260,15 +260,15 @@ def pair_pvalues(
     dict of numpy.ndarray
         ``p_value`` (paired t test: z sqrt((N - 1) / N) referred to Student t with N - 1
         degrees of freedom, :func:`paired_t_pvalue`), ``questions_a_above``
-        (:func:`question_sign_counts`), ``p_sign_questions`` (exact sign test on them, ties
-        dropped), ``p_sign_one_sample`` and ``p_mcnemar_one_sample`` (Eval-Arena's tests on the
-        expected win counts), and ``p_permutation``.
+        (:func:`question_sign_counts`), ``p_value_sign_questions`` (exact sign test on them, ties
+        dropped), ``p_value_sign_one_sample`` and ``p_value_mcnemar_one_sample`` (Eval-Arena's tests on the
+        expected win counts), and ``p_value_permutation``.
 
     Examples
     --------
     >>> p = np.array([[1.0, 1.0, 1.0, 0.5], [0.0, 0.0, 0.5, 0.5]])
     >>> out = pair_pvalues(p, np.array([[np.nan, 3.0], [-3.0, np.nan]]), p.sum(1) - p @ p.T)
-    >>> float(out["p_sign_questions"][0, 1])  # three questions won, one tie: 2 / 2**3
+    >>> float(out["p_value_sign_questions"][0, 1])  # three questions won, one tie: 2 / 2**3
     0.25
     """
     above = question_sign_counts(p) if above is None else above
@@ -282,10 +282,10 @@ def pair_pvalues(
     out = {
         "p_value": np.fmin(p_value, p_value.T),
         "questions_a_above": above,
-        "p_sign_questions": sign,
-        "p_sign_one_sample": sign.copy() if same else _core.sign_test_pvalue(wins, wins.T),
-        "p_mcnemar_one_sample": mcnemar,
+        "p_value_sign_questions": sign,
+        "p_value_sign_one_sample": sign.copy() if same else _core.sign_test_pvalue(wins, wins.T),
+        "p_value_mcnemar_one_sample": mcnemar,
     }
     if n_permutations > 0:
-        out["p_permutation"] = sign_flip_pvalues(p, n_permutations=n_permutations, rng=rng)
+        out["p_value_permutation"] = sign_flip_pvalues(p, n_permutations=n_permutations, rng=rng)
     return out

@@ -154,11 +154,11 @@ def pair_noise_dataset(
 
     * of the comparison measured, the K-averaged per-question differences d_i: ``p_value``
       (paired t test: t = z sqrt((N - 1) / N) against Student t with N - 1 degrees of freedom),
-      ``p_sign_questions`` (exact sign test on the signs of d_i, ties
+      ``p_value_sign_questions`` (exact sign test on the signs of d_i, ties
       dropped; ``questions_a_above`` counts d_i > 0) and, with ``n_permutations > 0``,
-      ``p_permutation`` (sign-flip permutation test of sum_i d_i, seeded by ``random_seed``);
+      ``p_value_permutation`` (sign-flip permutation test of sum_i d_i, seeded by ``random_seed``);
     * Eval-Arena's one-sample-level tests on the expected win counts ``wins_a``
-      (sum_i p_a (1 - p_b)): ``p_sign_one_sample`` and ``p_mcnemar_one_sample``. At K > 1 they
+      (sum_i p_a (1 - p_b)): ``p_value_sign_one_sample`` and ``p_value_mcnemar_one_sample``. At K > 1 they
       test a one-sample-per-question comparison and are nearly powerless for the averaged one.
 
     With ``n_boot > 0`` also ``se_bootstrap`` (paired bootstrap over questions, seeded by
@@ -178,7 +178,7 @@ def pair_noise_dataset(
     random_seed : int, optional
         Seed of the bootstrap and of the permutations.
     n_permutations : int, default 0
-        Random sign vectors of the permutation test (0: no ``p_permutation``).
+        Random sign vectors of the permutation test (0: no ``p_value_permutation``).
     progress : bool, default True
         Show the steps on standard error when they take more than a second.
 
@@ -283,13 +283,13 @@ PAIR_COLUMNS = [
     "se_mean",
     "z",
     "p_value",
-    "p_adjusted",
-    "p_sign_questions",
+    "p_value_adjusted",
+    "p_value_sign_questions",
     "correlation",
 ]
 # Eval-Arena's tests at the level of one sample per question: same as the sign test on the d_i
 # (sign) or its chi-square approximation (McNemar) at K = 1, nearly powerless at K > 1.
-ONE_SAMPLE_COLUMNS = ["p_sign_one_sample", "p_mcnemar_one_sample"]
+ONE_SAMPLE_COLUMNS = ["p_value_sign_one_sample", "p_value_mcnemar_one_sample"]
 
 
 def _pair_rows(mat: xr.Dataset, columns: list[str]) -> pd.DataFrame:
@@ -337,11 +337,11 @@ def pair_noise(
         and ``difference_here_low``, ``difference_here_high``, one for the difference of their expected accuracies on
         these questions (:func:`here_difference_interval`; NaN with K = 1).
     adjust : {"holm", "bh", "bonferroni", "none"}, default "holm"
-        Multiplicity adjustment of ``p_value`` in ``p_adjusted``
+        Multiplicity adjustment of ``p_value`` in ``p_value_adjusted``
         (:func:`bayesnoise.decide.adjust_pvalues`), over *all* M (M - 1) / 2 pairs, before the
-        ``max_difference`` filter; ``"none"``: no ``p_adjusted`` column.
+        ``max_difference`` filter; ``"none"``: no ``p_value_adjusted`` column.
     n_permutations : int, default 0
-        Add ``p_permutation``, a sign-flip permutation test on the d_i with this many seeded
+        Add ``p_value_permutation``, a sign-flip permutation test on the d_i with this many seeded
         random sign vectors.
     progress : bool, default True
         Show the steps on standard error when they take more than a second.
@@ -350,10 +350,10 @@ def pair_noise(
     -------
     pandas.DataFrame
         Columns ``model_a, model_b, accuracy_a, accuracy_b, difference, se_total, se_data,
-        se_prediction, se_mean, z, p_value, p_adjusted, p_sign_questions, correlation`` (with
-        ``p_permutation``) then ``p_sign_one_sample, p_mcnemar_one_sample`` and the variances
-        ``total, data, prediction`` (and ``se_bootstrap``). ``p_value``, ``p_sign_questions``
-        and ``p_permutation`` test the difference measured, of the K-averaged per-question
+        se_prediction, se_mean, z, p_value, p_value_adjusted, p_value_sign_questions, correlation`` (with
+        ``p_value_permutation``) then ``p_value_sign_one_sample, p_value_mcnemar_one_sample`` and the variances
+        ``total, data, prediction`` (and ``se_bootstrap``). ``p_value``, ``p_value_sign_questions``
+        and ``p_value_permutation`` test the difference measured, of the K-averaged per-question
         scores d_i; the ``*_one_sample`` p-values are Eval-Arena's tests of one sample per
         question against another (see :func:`pair_noise_dataset`). ``attrs`` holds ``adjust``
         and ``family_size`` (the number of p-values adjusted together). ``se_total`` is the
@@ -383,14 +383,14 @@ def pair_noise(
         n_permutations=n_permutations,
         progress=progress,
     )
-    tests = ["p_permutation"] if n_permutations > 0 else []
+    tests = ["p_value_permutation"] if n_permutations > 0 else []
     extra = [*ONE_SAMPLE_COLUMNS, "total", "data", "prediction"]
     extra += ["se_bootstrap"] if n_boot > 0 else []
-    names = [c for c in PAIR_COLUMNS[4:] if c != "p_adjusted"]
+    names = [c for c in PAIR_COLUMNS[4:] if c != "p_value_adjusted"]
     df = _pair_rows(mat, [*names[:-1], *tests, names[-1], *extra])
     adjusted = adjust_pvalues(df["p_value"].to_numpy(), adjust)  # all pairs, before any filter
     if adjust != "none":
-        df.insert(df.columns.get_loc("p_value") + 1, "p_adjusted", adjusted)
+        df.insert(df.columns.get_loc("p_value") + 1, "p_value_adjusted", adjusted)
     df.attrs.update(adjust=adjust, family_size=int(np.isfinite(df["p_value"]).sum()))
     if confidence_level is not None:
         ia, ib = triu_pairs(mat.sizes[MODEL])

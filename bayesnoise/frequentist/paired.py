@@ -194,14 +194,14 @@ def paired_test(
         stat = float(_score.paired_t_statistic(float(cell["z"]), n))
         pvalue, df = float(cell["p_value"]), float(n - 1)
     elif method == "sign":
-        stat, pvalue = float(cell["questions_a_above"]), float(cell["p_sign_questions"])
+        stat, pvalue = float(cell["questions_a_above"]), float(cell["p_value_sign_questions"])
     elif method == "permutation":
-        stat, pvalue = diff * n, float(cell["p_permutation"])
+        stat, pvalue = diff * n, float(cell["p_value_permutation"])
     elif method == "sign_one_sample":
-        stat, pvalue = np.trunc(wa), float(cell["p_sign_one_sample"])
+        stat, pvalue = np.trunc(wa), float(cell["p_value_sign_one_sample"])
     elif method == "mcnemar_one_sample":
         stat = float(_core.mcnemar_statistic(wa, wb))
-        pvalue = float(cell["p_mcnemar_one_sample"])
+        pvalue = float(cell["p_value_mcnemar_one_sample"])
     else:
         se = float(cell["se_bootstrap"])
         stat = pvalue = np.nan

@@ -120,8 +120,8 @@ def pairs_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.DataFram
     pandas.DataFrame
         One row per unordered pair (a before b in model order): ``dbar_mcmc`` = posterior
         mean of ``dbar = mean_i(u_ai - u_bi)`` over the questions both answered, its
-        equal-tailed interval, ``p_a_better_mcmc = P(dbar > 0)`` (these questions), and
-        ``mu_beta_difference`` with its interval and ``p_a_better_beta = P(mu_a - mu_b > 0)``:
+        equal-tailed interval, ``prob_a_better_mcmc = P(dbar > 0)`` (these questions), and
+        ``mu_beta_difference`` with its interval and ``prob_a_better_beta = P(mu_a - mu_b > 0)``:
         the difference of the two Beta population means (paired data noise included through
         the shared question difficulties). The names carry ``_mcmc`` / ``beta`` because the
         numbers come from another method (``dbar_mcmc`` checks the closed-form ``dbar``) or
@@ -158,11 +158,11 @@ def pairs_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.DataFram
         "dbar_mcmc": dbar.mean(axis=0),
         "dbar_mcmc_low": d_q[0],
         "dbar_mcmc_high": d_q[1],
-        "p_a_better_mcmc": (dbar > 0).mean(axis=0),
+        "prob_a_better_mcmc": (dbar > 0).mean(axis=0),
         "mu_beta_difference": pop.mean(axis=0),
         "mu_beta_difference_low": p_q[0],
         "mu_beta_difference_high": p_q[1],
-        "p_a_better_beta": (pop > 0).mean(axis=0),
+        "prob_a_better_beta": (pop > 0).mean(axis=0),
     }
     df = pair_table(names, matrices)
     df.attrs.update(_fit_attrs(tree, level))

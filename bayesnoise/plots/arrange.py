@@ -76,7 +76,7 @@ def pair_matrix(pairs: pd.DataFrame, column: str, order=None) -> tuple[np.ndarra
 
     Entry ``[a, b]`` is the row (a, b)'s value; the mirror entry ``[b, a]`` gets the same value
     for symmetric columns and the negated value for antisymmetric ones (``difference``, ``z``)
-    or one minus it for probabilities of "a better" (``p_a_better*``). The diagonal is NaN.
+    or one minus it for probabilities of "a better" (``prob_a_better*``). The diagonal is NaN.
 
     Parameters
     ----------
@@ -105,7 +105,7 @@ def pair_matrix(pairs: pd.DataFrame, column: str, order=None) -> tuple[np.ndarra
     values = pairs[column].to_numpy(dtype=float)
     if column in ("difference", "z") or column.endswith("difference"):
         mirror = -values
-    elif column.startswith("p_a_better"):
+    elif column.startswith("prob_a_better"):
         mirror = 1.0 - values
     else:
         mirror = values

@@ -22,9 +22,9 @@ P_BOUNDS = (0.0, 0.001, 0.01, 0.05, 0.2, 1.0)
 _LABELS = {
     "z": "z = (A - B) / SE",
     "difference": "accuracy A - B",
-    "p_a_better": "P(A > B) on these questions",
-    "p_a_better_population": "P(A > B) on the population",
-    "p_adjusted": "adjusted p-value",
+    "prob_a_better": "P(A > B) on these questions",
+    "prob_a_better_population": "P(A > B) on the population",
+    "p_value_adjusted": "adjusted p-value",
     "p_value": "p-value",
 }
 
@@ -78,8 +78,8 @@ def matrix_layout(names) -> tuple[float, int, tuple[float, float]]:
 
 def _significance(pairs, alpha):
     """(column used, adjusted p-values) or (None, None) when the table has no p-value."""
-    if "p_adjusted" in pairs.columns:
-        return "p_adjusted", pairs["p_adjusted"].to_numpy(dtype=float)
+    if "p_value_adjusted" in pairs.columns:
+        return "p_value_adjusted", pairs["p_value_adjusted"].to_numpy(dtype=float)
     if "p_value" in pairs.columns:
         from bayesnoise.decide import adjust_pvalues
 
@@ -94,14 +94,14 @@ def plot_pair_matrix(pairs, statistic="z", *, accuracy=None, alpha=0.05, ax=None
     ----------
     pairs : pandas.DataFrame
         All pairs, e.g. :func:`bayesnoise.frequentist.pair_noise` (optionally merged with
-        :func:`bayesnoise.conjugate.posterior_pairs_table` for ``p_a_better``).
+        :func:`bayesnoise.conjugate.posterior_pairs_table` for ``prob_a_better``).
     statistic : str, default "z"
-        Column to colour by (``z``, ``difference``, ``p_a_better``, ``p_adjusted``, ...).
+        Column to colour by (``z``, ``difference``, ``prob_a_better``, ``p_value_adjusted``, ...).
         Cell (row A, column B) shows A vs B.
     accuracy : mapping of model -> accuracy, optional
         Default :func:`model_accuracies` of ``pairs``.
     alpha : float, default 0.05
-        Cells whose multiplicity-adjusted p-value (``p_adjusted``, else Holm of ``p_value``) is
+        Cells whose multiplicity-adjusted p-value (``p_value_adjusted``, else Holm of ``p_value``) is
         below ``alpha`` get a dot; without p-values nothing is marked and the title says so.
     ax : matplotlib.axes.Axes, optional
 
@@ -114,7 +114,7 @@ def plot_pair_matrix(pairs, statistic="z", *, accuracy=None, alpha=0.05, ax=None
     --------
     >>> import pandas as pd
     >>> t = pd.DataFrame({"model_a": ["x"], "model_b": ["y"], "accuracy_a": [0.5],
-    ...                   "accuracy_b": [0.7], "z": [-2.5], "p_adjusted": [0.01]})
+    ...                   "accuracy_b": [0.7], "z": [-2.5], "p_value_adjusted": [0.01]})
     >>> plot_pair_matrix(t).images[0].get_array().tolist()
     [[None, -2.5], [2.5, None]]
     """
@@ -124,7 +124,7 @@ def plot_pair_matrix(pairs, statistic="z", *, accuracy=None, alpha=0.05, ax=None
     m = len(names)
     size, every, figsize = matrix_layout(names)
     ax = new_axes(ax, figsize=figsize)
-    if statistic.startswith("p_a_better"):
+    if statistic.startswith("prob_a_better"):
         kw = {"cmap": "RdBu", "vmin": 0.0, "vmax": 1.0}
     elif statistic.startswith("p_"):
         kw = {"cmap": "viridis", "vmin": 0.0, "vmax": 1.0}
@@ -170,7 +170,7 @@ def plot_accuracy_scatter(pairs, *, pvalue="p_value", ax=None):
     pairs : pandas.DataFrame
         :func:`bayesnoise.frequentist.pair_noise` output.
     pvalue : str, default "p_value"
-        Column to colour by (``p_adjusted`` for the multiplicity-adjusted one).
+        Column to colour by (``p_value_adjusted`` for the multiplicity-adjusted one).
     ax : matplotlib.axes.Axes, optional
 
     Returns

@@ -111,21 +111,21 @@ def plot_difference_sum(data, *, levels=SIGNIFICANCE_LEVELS, ax=None):
 def plot_pvalue_difference(data, *, ax=None):
     """Each pair's p-values against its accuracy difference (log scale).
 
-    Draws ``p_value`` (paired t test) and ``p_sign_questions`` (sign test on the per-question
+    Draws ``p_value`` (paired t test) and ``p_value_sign_questions`` (sign test on the per-question
     differences) of ``bayesnoise pairs`` against |difference|, with the 0.05 line: how large a
     gap this benchmark needs before it is significant.
 
     Parameters
     ----------
     data : xarray.Dataset or pandas.DataFrame
-        Results, or a pair table with ``difference`` and ``p_value`` (``p_sign_questions``
+        Results, or a pair table with ``difference`` and ``p_value`` (``p_value_sign_questions``
         drawn when present), as :func:`bayesnoise.frequentist.pair_noise` returns.
     ax : matplotlib.axes.Axes, optional
 
     Returns
     -------
     matplotlib.axes.Axes
-        ``gid`` "p_value", "p_sign_questions" (points), "alpha" (the 0.05 line). p-values
+        ``gid`` "p_value", "p_value_sign_questions" (points), "alpha" (the 0.05 line). p-values
         below 1e-16 are drawn at 1e-16.
 
     Examples
@@ -147,7 +147,7 @@ def plot_pvalue_difference(data, *, ax=None):
         table, title = pair_noise(data, on_missing="raise"), data.attrs.get("benchmark", "")
     ax = new_axes(ax)
     x = np.abs(table["difference"].to_numpy(float))
-    for column, marker, colour in (("p_value", "o", "C0"), ("p_sign_questions", "x", "C1")):
+    for column, marker, colour in (("p_value", "o", "C0"), ("p_value_sign_questions", "x", "C1")):
         if column in table.columns:
             p = np.maximum(table[column].to_numpy(float), _P_FLOOR)
             ax.scatter(

@@ -96,7 +96,7 @@ def model_table(models, level: float) -> Table:
 
 def pair_table(close, level: float, adjust: str = "holm") -> Table:
     """The close pairs: difference and its interval, tests, Bayesian P(A > B), verdict."""
-    bayes = "p_a_better" in close.columns
+    bayes = "prob_a_better" in close.columns
     method = "Benjamini-Hochberg" if adjust == "bh" else str(adjust).title()
     columns = [
         column("model_a", "t name"),
@@ -105,9 +105,9 @@ def pair_table(close, level: float, adjust: str = "holm") -> Table:
         interval_column("difference", level),
         column("z"),
         column("p_value"),
-        column("p_adjusted", suffix=f" ({method})"),
+        column("p_value_adjusted", suffix=f" ({method})"),
     ]
-    columns += [column("p_a_better"), column("p_a_better_population")] if bayes else []
+    columns += [column("prob_a_better"), column("prob_a_better_population")] if bayes else []
     columns.append(
         Column(
             "verdict",
@@ -118,12 +118,12 @@ def pair_table(close, level: float, adjust: str = "holm") -> Table:
     )
     rows = []
     for _, r in close.iterrows():
-        p_adj = r.get("p_adjusted", np.nan)
+        p_adj = r.get("p_value_adjusted", np.nan)
         row = [text(r["model_a"], "t name"), text(r["model_b"], "t name")]
         row += [num(r["difference"], 4), _iv(r, "difference")]
         row += [num(r["z"], 2), num(r.get("p_value", np.nan), 3), num(p_adj, 3)]
         if bayes:
-            row += [num(r["p_a_better"], 3), num(r["p_a_better_population"], 3)]
+            row += [num(r["prob_a_better"], 3), num(r["prob_a_better_population"], 3)]
         sig = "sig" if np.isfinite(p_adj) and p_adj < 0.05 else ""
         row.append(text(r["verdict"], "t verdict", span=sig))
         rows.append(row)
@@ -135,7 +135,7 @@ def rank_table_view(ranks, level: float) -> Table:
     columns = [
         column("model", "t name"),
         column("accuracy"),
-        column("p_best"),
+        column("prob_best"),
         column("expected_rank"),
         Column(f"{label('rank')}, {level:.0%} interval", column("rank").title, "iv"),
         column("in_top_group", "t"),
@@ -149,7 +149,7 @@ def rank_table_view(ranks, level: float) -> Table:
             [
                 text(r["model"], "t name"),
                 num(r["accuracy"], 4),
-                num(r["p_best"], 3),
+                num(r["prob_best"], 3),
                 num(r["expected_rank"], 1),
                 Cell(span, sort_value(low), "iv"),
                 text("yes" if bool(r["in_top_group"]) else "no"),
@@ -166,9 +166,9 @@ def reference_view(refs, here: dict) -> Table:
         column("questions"),
         column("samples_per_question"),
         column("close_pairs"),
-        column("se_difference"),
-        column("se_difference_data"),
-        column("se_difference_prediction"),
+        column("se_difference_median_close"),
+        column("se_difference_data_median_close"),
+        column("se_difference_prediction_median_close"),
         column("benchmark_kappa"),
     ]
     rows = [
@@ -190,9 +190,9 @@ def reference_view(refs, here: dict) -> Table:
                 count(r["questions"]),
                 count(r["samples_per_question"]),
                 count(r["close_pairs"]),
-                num(r["se_difference"], 4),
-                num(r["se_difference_data"], 4),
-                num(r["se_difference_prediction"], 4),
+                num(r["se_difference_median_close"], 4),
+                num(r["se_difference_data_median_close"], 4),
+                num(r["se_difference_prediction_median_close"], 4),
                 num(r["benchmark_kappa"], 2),
             ]
         )

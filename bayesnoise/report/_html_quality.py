@@ -208,7 +208,7 @@ def _captions(n_models: int, questions) -> dict[str, str]:
             "needs for its number of deciding questions."
         ),
         "p-values": (
-            f"{label('p_value')} and {label('p_sign_questions')} (sign test on the questions) of "
+            f"{label('p_value')} and {label('p_value_sign_questions')} (sign test on the questions) of "
             f"each of the {pairs} pairs against |{label('difference')}|, the accuracy difference, "
             "with the p = 0.05 line: the gap this benchmark needs before two models differ."
         ),

@@ -110,8 +110,8 @@ def reference_rows(benchmark: str, accuracy=None, path=None) -> pd.DataFrame:
     """The reference noise of a public benchmark, one row per run that measured it.
 
     Columns: ``run, benchmark, models, questions, samples_per_question, close_pairs,
-    se_difference`` (median paired total SE of close pairs), ``se_difference_data``,
-    ``se_difference_prediction``, ``benchmark_kappa``, ``ratio_to_theory``, ``se_model`` (median
+    se_difference_median_close`` (median paired total SE of close pairs), ``se_difference_data_median_close``,
+    ``se_difference_prediction_median_close``, ``benchmark_kappa``, ``ratio_to_theory``, ``se_model`` (median
     per-model total SE of the run's models) and, with ``accuracy``, the Beta-theory values at that
     accuracy with the benchmark's kappa: ``se_model_theory`` (= sqrt(p (1 - p) / N)),
     ``se_model_data_theory``, ``se_model_prediction_theory``, ``se_difference_theory``.
@@ -132,9 +132,9 @@ def reference_rows(benchmark: str, accuracy=None, path=None) -> pd.DataFrame:
             "questions": rows["questions"],
             "samples_per_question": rows["samples_per_question"],
             "close_pairs": rows["close_pairs"],
-            "se_difference": rows["median_se_total_close"],
-            "se_difference_data": rows["median_se_data_close"],
-            "se_difference_prediction": rows["median_se_prediction_close"],
+            "se_difference_median_close": rows["median_se_total_close"],
+            "se_difference_data_median_close": rows["median_se_data_close"],
+            "se_difference_prediction_median_close": rows["median_se_prediction_close"],
             "benchmark_kappa": rows["benchmark_kappa"],
             "ratio_to_theory": rows["median_ratio_to_theory"],
         }

@@ -46,15 +46,15 @@ def _pairs_part(ds, level, seed, notes, show):
     from bayesnoise import conjugate, frequentist
 
     pairs = frequentist.pair_noise(ds, confidence_level=level)
-    if "p_adjusted" not in pairs.columns and "p_value" in pairs.columns:
+    if "p_value_adjusted" not in pairs.columns and "p_value" in pairs.columns:
         from bayesnoise.decide import adjust_pvalues
 
-        pairs["p_adjusted"] = adjust_pvalues(pairs["p_value"].to_numpy(), "holm")
+        pairs["p_value_adjusted"] = adjust_pvalues(pairs["p_value"].to_numpy(), "holm")
     try:
         bayes = conjugate.posterior_pairs_table(
             ds, confidence_level=level, random_seed=seed, progress=show
         )
-        cols = ["p_a_better", "p_a_better_population"]
+        cols = ["prob_a_better", "prob_a_better_population"]
         pairs = pairs.merge(bayes[["model_a", "model_b", *cols]], on=["model_a", "model_b"])
     except DataError as err:
         notes.append(f"Bayesian pair columns left out: {err}")
@@ -173,8 +173,8 @@ def summary(ds, models, pairs, close) -> dict:
         out["typical SE(A-B) of the observed scores, close pairs (median se_mean)"] = float(
             np.median(close["se_mean"])
         )
-    if "p_adjusted" in pairs.columns:
-        sig = pairs[pairs["p_adjusted"] < ALPHA]
+    if "p_value_adjusted" in pairs.columns:
+        sig = pairs[pairs["p_value_adjusted"] < ALPHA]
         out["smallest significant difference (Holm-adjusted p < 0.05)"] = (
             float(np.abs(sig["difference"]).min()) if len(sig) else "none"
         )

@@ -57,13 +57,13 @@ def reference_table(benchmark: str, *, accuracy=None, models_dir=None):
     Returns
     -------
     pandas.DataFrame
-        One row per run that measured the benchmark; ``se_difference`` is the median paired
+        One row per run that measured the benchmark; ``se_difference_median_close`` is the median paired
         total SE of its close pairs, ``se_model`` the median per-model total SE.
 
     Examples
     --------
     >>> t = reference_table("humaneval+", accuracy=0.5)  # doctest: +SKIP
-    >>> t[["run", "questions", "se_difference", "se_model_theory"]]  # doctest: +SKIP
+    >>> t[["run", "questions", "se_difference_median_close", "se_model_theory"]]  # doctest: +SKIP
     """
     return reference_rows(benchmark, accuracy, models_dir)
 

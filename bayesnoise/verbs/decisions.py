@@ -37,14 +37,14 @@ def ranks(
     Returns
     -------
     xarray.Dataset
-        Dim ``model``: ``accuracy, p_best, expected_rank, rank_low, rank_high, in_top_group,
+        Dim ``model``: ``accuracy, prob_best, expected_rank, rank_low, rank_high, in_top_group,
         group``.
 
     Examples
     --------
     >>> import bayesnoise as bn
     >>> r = bn.ranks("examples/data/cruxeval_output_temp0.8.csv.gz")
-    >>> round(float(r["p_best"].sum()), 6)
+    >>> round(float(r["prob_best"].sum()), 6)
     1.0
     """
     from bayesnoise import decide

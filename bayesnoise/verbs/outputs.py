@@ -124,7 +124,7 @@ def columns():
     --------
     >>> import bayesnoise as bn
     >>> c = bn.columns().to_dataframe().set_index("name")
-    >>> c.loc["p_a_better_population", "scope"]
+    >>> c.loc["prob_a_better_population", "scope"]
     'question population'
     """
     import numpy as np

@@ -25,7 +25,8 @@ def _reference_components(name):
 
     ref = reference(name).to_dataframe().reset_index(drop=True)
     usable = ref[
-        np.isfinite(ref["se_difference_data"]) & np.isfinite(ref["se_difference_prediction"])
+        np.isfinite(ref["se_difference_data_median_close"])
+        & np.isfinite(ref["se_difference_prediction_median_close"])
     ]
     if usable.empty:
         raise DataError(
@@ -35,8 +36,8 @@ def _reference_components(name):
     n = usable["questions"].to_numpy(float)
     return (
         usable,
-        usable["se_difference_data"].to_numpy() ** 2 * n,
-        (usable["se_difference_prediction"].to_numpy() ** 2 * n),
+        usable["se_difference_data_median_close"].to_numpy() ** 2 * n,
+        (usable["se_difference_prediction_median_close"].to_numpy() ** 2 * n),
     )
 
 

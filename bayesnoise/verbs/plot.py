@@ -40,7 +40,14 @@ __all__ = [
 ]
 
 #: Pair statistics the matrix can be coloured by.
-STATISTICS = ("z", "difference", "p_value", "p_adjusted", "p_a_better", "p_a_better_population")
+STATISTICS = (
+    "z",
+    "difference",
+    "p_value",
+    "p_value_adjusted",
+    "prob_a_better",
+    "prob_a_better_population",
+)
 
 
 def _figure(drawn):
@@ -93,7 +100,7 @@ def _pair_rows(ds, statistic, seed):
     from bayesnoise import conjugate, frequentist
 
     rows = frequentist.pair_noise(ds, on_missing="raise")
-    if statistic.startswith("p_a_better"):
+    if statistic.startswith("prob_a_better"):
         bayes = conjugate.posterior_pairs_table(ds, random_seed=seed, on_missing="raise")
         rows = rows.merge(bayes[["model_a", "model_b", statistic]], on=["model_a", "model_b"])
     return rows

@@ -113,7 +113,7 @@ def sequential(
     xarray.Dataset
         Dim ``step`` (coordinate: questions used): ``question`` (the one just added),
         ``questions``, ``difference`` (A - B so far), ``confidence_sequence_low`` /
-        ``_high``, ``p_always_valid``, ``stopped``, ``decision``; attrs ``stopped_at``
+        ``_high``, ``p_value_always_valid``, ``stopped``, ``decision``; attrs ``stopped_at``
         (questions used at the stop, 0 if it did not stop), ``decision``, ``model_a``,
         ``model_b``, ``margin``, ``alpha``, ``stakes``.
 
@@ -185,7 +185,7 @@ def sequential(
             "difference": cs["difference"],
             "confidence_sequence_low": cs["low"],
             "confidence_sequence_high": cs["high"],
-            "p_always_valid": cs["p_value"],
+            "p_value_always_valid": cs["p_value"],
             "stopped": stopped,
             "decision": np.where(stopped, decision, "continue"),
         }

@@ -83,15 +83,15 @@ def pairs(
     confidence_level : float, optional
         Add ``difference_low`` / ``difference_high`` (paired score interval, population).
     pair : (str, str), optional
-        Only the pair A - B (a family of one: ``p_adjusted = p_value``).
+        Only the pair A - B (a family of one: ``p_value_adjusted = p_value``).
     adjust : {{"holm", "bh", "bonferroni", "none"}}, default "holm"
-        ``p_adjusted`` over all pairs of the file, before ``max_difference`` filters rows.
+        ``p_value_adjusted`` over all pairs of the file, before ``max_difference`` filters rows.
     permutations : int, default 0
-        Add ``p_permutation`` with this many sign flips.
+        Add ``p_value_permutation`` with this many sign flips.
     simultaneous : {{None, "max-t", "bonferroni"}}
-        Add ``simultaneous_low/high`` and ``p_simultaneous``.
+        Add ``simultaneous_low/high`` and ``p_value_simultaneous``.
     one_sample_tests : bool, default False
-        Add Eval-Arena's ``p_sign_one_sample``, ``p_mcnemar_one_sample``: tests for one
+        Add Eval-Arena's ``p_value_sign_one_sample``, ``p_value_mcnemar_one_sample``: tests for one
         sample per question (at K > 1, on expected win counts, they almost never reject:
         size 0.000 on the acceptance grid; use ``p_value``).
     bootstrap : int, default 0
@@ -129,7 +129,7 @@ def pairs(
         n_permutations=permutations,
         progress=progress,
     )
-    tests = _present(df, "p_permutation")
+    tests = _present(df, "p_value_permutation")
     if one_sample_tests:
         tests += frequentist.ONE_SAMPLE_COLUMNS
     extra = _present(df, "se_bootstrap", "difference_low", "difference_high")
@@ -146,7 +146,7 @@ def pairs(
             random_seed=seed,
             on_missing="raise",
         )
-        keep = [*keys, "simultaneous_low", "simultaneous_high", "p_simultaneous"]
+        keep = [*keys, "simultaneous_low", "simultaneous_high", "p_value_simultaneous"]
         df = df.merge(sim[keep], on=keys, how="left", validate="one_to_one")
     if "cluster" in ds.coords:
         df = _clustered_pairs(ds, df, adjust)
@@ -154,7 +154,7 @@ def pairs(
 
 
 def _clustered_pairs(ds, df, adjust):
-    """Cluster-robust columns; the adjusted p-value is over all pairs, like ``p_adjusted``."""
+    """Cluster-robust columns; the adjusted p-value is over all pairs, like ``p_value_adjusted``."""
     from bayesnoise import frequentist
 
     cp = frequentist.cluster_pair_noise(ds, "cluster", on_missing="raise")
@@ -162,12 +162,12 @@ def _clustered_pairs(ds, df, adjust):
         columns={
             "design_effect": "design_effect_pair",
             "z": "z_clustered",
-            "p_value": "p_clustered",
+            "p_value": "p_value_clustered",
         }
     )
-    cp["p_clustered_adjusted"] = frequentist.adjust_pvalues(cp["p_clustered"], adjust)
+    cp["p_value_clustered_adjusted"] = frequentist.adjust_pvalues(cp["p_value_clustered"], adjust)
     keep = ["model_a", "model_b", "se_clustered", "design_effect_pair", "z_clustered"]
-    keep += ["p_clustered", "p_clustered_adjusted"]
+    keep += ["p_value_clustered", "p_value_clustered_adjusted"]
     return df.merge(cp[keep], on=["model_a", "model_b"], how="left", validate="one_to_one")
 
 
@@ -301,8 +301,8 @@ def posterior(
     Returns
     -------
     xarray.Dataset
-        Dim ``model`` (``mu``, ``ubar``, ``kappa`` ...) or ``pair`` (``dbar``, ``p_a_better``,
-        ``mu_difference``, ``p_a_better_population``).
+        Dim ``model`` (``mu``, ``ubar``, ``kappa`` ...) or ``pair`` (``dbar``, ``prob_a_better``,
+        ``mu_difference``, ``prob_a_better_population``).
 
     Examples
     --------

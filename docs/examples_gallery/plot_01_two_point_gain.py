@@ -56,27 +56,27 @@ pairs = bn.tidy(bn.pairs(ds))
 row = pairs[
     (pairs.model_a == A) & (pairs.model_b == B) | (pairs.model_a == B) & (pairs.model_b == A)
 ]
-row[["model_a", "model_b", "difference", "p_value", "p_adjusted"]]
+row[["model_a", "model_b", "difference", "p_value", "p_value_adjusted"]]
 
 # %%
-# After Holm the same gain is no longer significant (p_adjusted = 0.21): had you scanned the
+# After Holm the same gain is no longer significant (p_value_adjusted = 0.21): had you scanned the
 # leaderboard for the largest gaps, this one would not survive.
 #
 # The Bayesian answer
 # -------------------
-# :func:`bayesnoise.compare` puts both answers side by side. ``p_a_better`` is the posterior
+# :func:`bayesnoise.compare` puts both answers side by side. ``prob_a_better`` is the posterior
 # probability that A did better than B *on these 800 questions* (only prediction noise);
-# ``p_a_better_population`` the probability that A is better on new questions like these.
+# ``prob_a_better_population`` the probability that A is better on new questions like these.
 both = bn.tidy(bn.compare(ds, pairs=True, models=[A, B]))
 both[
     [
         "difference",
         "dbar_low",
         "dbar_high",
-        "p_a_better",
+        "prob_a_better",
         "mu_difference_low",
         "mu_difference_high",
-        "p_a_better_population",
+        "prob_a_better_population",
     ]
 ].T
 

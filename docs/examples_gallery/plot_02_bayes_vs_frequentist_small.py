@@ -82,8 +82,8 @@ fig.tight_layout()
 # %%
 # Pairs
 # -----
-# For a pair, ``p_a_better`` is the posterior probability that A did better than B on these
-# questions, ``p_a_better_population`` that A is better on the population; the frequentist
+# For a pair, ``prob_a_better`` is the posterior probability that A did better than B on these
+# questions, ``prob_a_better_population`` that A is better on the population; the frequentist
 # counterparts are the two intervals and the paired t test.
 pairs = bn.tidy(bn.compare(small, pairs=True))
 pairs[
@@ -95,15 +95,15 @@ pairs[
         "difference_high",
         "mu_difference_low",
         "mu_difference_high",
-        "p_a_better",
-        "p_a_better_population",
+        "prob_a_better",
+        "prob_a_better_population",
         "p_value",
     ]
 ].round(3)
 
 # %%
 # phind leads deepseek-instruct by 7.8 points. On these 40 questions that lead is certain
-# (``p_a_better`` = 0 for deepseek-instruct); on the population it is not (probability 0.93
+# (``prob_a_better`` = 0 for deepseek-instruct); on the population it is not (probability 0.93
 # that phind is better, p = 0.14): 40 questions cannot tell these models apart. (On all 800
 # questions their order is reversed.)
 #
