@@ -481,8 +481,20 @@ _ENTRIES = [
     _c(
         "elo",
         "Elo",
-        "Bradley-Terry rating fitted to the expected win counts (ties are no battle), 400 points "
-        "per factor of 10 in odds, mean 1000; interval from a bootstrap over questions",
+        "Bradley-Terry rating fitted to the expected win counts, a tie (both pass or both "
+        "fail) counted as half a win for each side as in Chatbot Arena and Eval-Arena, 400 "
+        "points per factor of 10 in odds, mean 1000; interval from a bootstrap over questions",
+        "Elo points",
+        POPULATION,
+        "freq",
+        True,
+    ),
+    _c(
+        "elo_decisive",
+        "Elo (ties excluded)",
+        "Bradley-Terry rating fitted to the expected decisive wins only (a tie is no battle; "
+        "frequentist.elo(ties='exclude')); wider spread than elo, not comparable with arena "
+        "tables; 400 points per factor of 10 in odds, mean 1000",
         "Elo points",
         POPULATION,
         "freq",

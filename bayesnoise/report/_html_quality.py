@@ -67,7 +67,7 @@ Question ids link to their row below.</p>
 {% if q.leaderboard %}
 <p>Win rate (Eval-Arena): the chance that the model passes and another fails a random
 question; Elo: a Bradley-Terry fit of the expected win counts (a question both pass or both
-fail is no battle), 400 points per factor 10 in odds, mean 1000, with a {{ q.level }} interval
+fail is half a win for each, as in Chatbot Arena and Eval-Arena), 400 points per factor 10 in odds, mean 1000, with a {{ q.level }} interval
 from {{ q.bootstrap }} bootstrap resamples of the questions (<code>bayesnoise
 leaderboard</code> prints the same numbers). Quote accuracy with its interval: it is the most
 stable of the three on half-splits of the questions.</p>
@@ -141,7 +141,14 @@ def _questions(ds, sid) -> dict:
         ),
     ]
     listed = list(dict.fromkeys([*unsolved[:_LISTED], *once[:_LISTED], *suspects]))
-    names = ["question", "accuracy", "solved_by", "weakest_solver", "kendall_tau", "suspect_rank"]
+    names = [
+        "question",
+        "question_accuracy",
+        "solved_by",
+        "weakest_solver",
+        "kendall_tau",
+        "suspect_rank",
+    ]
     columns = [column(n, "t name" if n in ("question", "weakest_solver") else "") for n in names]
     rows = []
     for q in listed:
@@ -152,7 +159,7 @@ def _questions(ds, sid) -> dict:
                 anchor[q],
                 [
                     text(q, "t name"),
-                    num(r["accuracy"], 3),
+                    num(r["question_accuracy"], 3),
                     count(r["solved_by"]),
                     text("" if pd.isna(r["weakest_solver"]) else r["weakest_solver"], "t name"),
                     num(r["kendall_tau"], 3),
@@ -213,8 +220,8 @@ def _captions(n_models: int, questions) -> dict[str, str]:
             "with the p = 0.05 line: the gap this benchmark needs before two models differ."
         ),
         "difficulty": (
-            f"Question difficulty: histogram of each question's {label('accuracy')} (mean over "
-            f"the models); the red bar apart counts the unsolved questions{unsolved} "
+            f"Question difficulty: histogram of each question's {label('question_accuracy')} "
+            f"(mean over the models); the red bar apart counts the unsolved questions{unsolved} "
             f"({label('solved_by')} 0 models)."
         ),
         "heatmap": (

@@ -96,7 +96,8 @@ def leaderboard(data, *, bootstrap=1000, confidence_level=0.95, seed=0, progress
         Dim ``model``, best accuracy first: ``accuracy, win_rate, elo, elo_low, elo_high,
         rank_low, rank_high, group``. ``win_rate`` is Eval-Arena's (mean over other models and
         questions of P(A passes and B fails)); ``elo`` a Bradley-Terry fit of the expected win
-        counts (ties are no battle), 400 points per factor of 10 in odds, mean 1000. Quote
+        counts with a tie (both pass or both fail) half a win for each side, as in Chatbot
+        Arena and Eval-Arena, 400 points per factor of 10 in odds, mean 1000. Quote
         ``accuracy`` and its interval: it is the most stable of the three on half-splits.
 
     Examples
