@@ -105,6 +105,14 @@ def input_parent(*, file: bool = True) -> argparse.ArgumentParser:
     )
     logs.add_argument("--filter", help="lm-eval: filter pipeline when a task has several")
     cols.add_argument(
+        "--factor",
+        dest="factors",
+        action="append",
+        metavar="NAME",
+        help="column of a factor (prompt template, run, judge): a dim, never samples; "
+        "repeatable (`bayesnoise noises` measures its noise)",
+    )
+    cols.add_argument(
         "--samples-per-question",
         type=count,
         metavar="K",

@@ -11,7 +11,9 @@ from .schema import (
     beta_binomial_counts,
     check_counts,
     check_dataset,
+    factor_dims,
     from_arrays,
+    refuse_factors,
     renamed_legacy,
 )
 
@@ -26,8 +28,10 @@ __all__ = [
     "check_counts",
     "check_dataset",
     "complete",
+    "factor_dims",
     "from_arrays",
     "is_chunked",
+    "refuse_factors",
     "renamed_legacy",
     "scores",
     "select_models",

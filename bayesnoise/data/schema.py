@@ -9,6 +9,12 @@ Every reader ends in :func:`from_arrays`, so every dataset has dims ``(model, qu
 (``samples`` was called ``count`` in bayesnoise 0.1, a name hidden by ``ds.count``, xarray's
 ``Dataset.count`` method; :func:`bayesnoise.load` renames it in NetCDF files written then.)
 
+With factor columns (``factors=["template"]`` when loading; prompt template, run, judge, ...)
+the three variables have one more dim per factor, ``(model, question, template, ...)``, named
+as the factor, and the attribute ``factors`` lists them; ``samples == 0`` marks a missing cell.
+Only the commands that model factors take such a dataset (:func:`factor_dims`,
+:func:`refuse_factors`): the levels of a factor are never pooled as samples.
+
 and attributes (defaults in :data:`ATTR_DEFAULTS`, set here only) ``benchmark``, ``source``,
 ``binary`` (all scores are 0/1) and ``counts_known`` (False when the input gave only a
 fractional ``pass1`` per question, without the number of samples behind it; each such cell is
@@ -34,7 +40,9 @@ __all__ = [
     "beta_binomial_counts",
     "check_counts",
     "check_dataset",
+    "factor_dims",
     "from_arrays",
+    "refuse_factors",
     "renamed_legacy",
 ]
 
@@ -167,6 +175,7 @@ def from_arrays(
     benchmark: str = ATTR_DEFAULTS["benchmark"],
     source: str = "arrays",
     counts_known: bool = True,
+    factors: dict[str, Iterable[str]] | None = None,
 ) -> xr.Dataset:
     """Build the standard dataset from (model, question) arrays of correct counts and samples.
 
@@ -184,6 +193,9 @@ def from_arrays(
         Stored as attributes.
     counts_known : bool
         False when ``count`` is not the real number of samples (see module docs).
+    factors : dict, optional
+        Factor name -> its level labels, in the order of the arrays' trailing axes: the arrays
+        are then ``(M, N, L1, ...)`` and the dataset gets those dims.
 
     Returns
     -------
@@ -202,16 +214,24 @@ def from_arrays(
     count = np.atleast_2d(np.asarray(count))
     if correct.shape != count.shape:
         raise DataError(f"{source}: correct has shape {correct.shape} but count has {count.shape}")
+    factors = {str(k): [str(v) for v in levels] for k, levels in (factors or {}).items()}
+    if correct.ndim != 2 + len(factors):
+        raise DataError(
+            f"{source}: arrays of shape {correct.shape} for dims (model, question"
+            + "".join(f", {f}" for f in factors)
+            + ")"
+        )
     correct, count = check_counts(correct, count, source=source)
     sum_sq = correct.copy() if sum_sq is None else np.atleast_2d(np.asarray(sum_sq, dtype=float))
     binary = bool(np.all(sum_sq == correct) and np.all(correct == np.round(correct)))
-    n_models, n_questions = correct.shape
-    dims = (MODEL, QUESTION)
+    n_models, n_questions = correct.shape[:2]
+    dims = (MODEL, QUESTION, *factors)
     ds = xr.Dataset(
         {"correct": (dims, correct), "samples": (dims, count), "sum_sq": (dims, sum_sq)},
         coords={
             MODEL: name_list(models, n_models, "m"),
             QUESTION: name_list(questions, n_questions, "q"),
+            **factors,
         },
         attrs={
             "benchmark": benchmark,
@@ -223,11 +243,48 @@ def from_arrays(
     ds["correct"].attrs["description"] = "sum of sample scores (number correct for 0/1 scores)"
     ds["samples"].attrs["description"] = "number of samples K; 0 = no result for this cell"
     ds["sum_sq"].attrs["description"] = "sum of squared sample scores"
+    if factors:
+        ds.attrs["factors"] = list(factors)
     return ds
 
 
+def factor_dims(ds: xr.Dataset) -> list[str]:
+    """The factor dims of a dataset (dims of ``correct`` besides model and question).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ds = from_arrays(np.ones((1, 2, 3)), np.ones((1, 2, 3)), factors={"template": "abc"})
+    >>> factor_dims(ds)
+    ['template']
+    """
+    return [d for d in ds["correct"].dims if d not in (MODEL, QUESTION)]
+
+
+def refuse_factors(ds: xr.Dataset, command: str | None = None) -> xr.Dataset:
+    """``ds`` unchanged if it has no factor dims; else a :class:`DataError` saying which
+    command models factors and how to analyse one level with the others (never pooled)."""
+    dims = factor_dims(ds)
+    if not dims:
+        return ds
+    sizes = ", ".join(f"{d} ({ds.sizes[d]} levels)" for d in dims)
+    first = dims[0]
+    level = str(ds[first].values[0])
+    what = f"`{command}`" if command else "this command"
+    raise DataError(
+        f"{attr(ds, 'source')}: the scores vary by {sizes} as well as by question; {what} "
+        f"treats one score per (model, question, sample) and would count those levels as "
+        f"samples. `bayesnoise noises --factor {first}` (bn.noises) measures the {first} "
+        f"noise; to analyse one level here, select it first (ds.sel({first}={level!r}), or "
+        f"filter the table) and load without --factor"
+    )
+
+
 def check_dataset(ds: xr.Dataset) -> xr.Dataset:
-    """Check that ``ds`` follows the contract (variables and dims); return it unchanged."""
+    """Check that ``ds`` follows the contract (variables and dims); return it unchanged.
+
+    Factor dims besides ``(model, question)`` pass here; :func:`refuse_factors` is where a
+    command that does not model them stops."""
     missing = {"correct", "samples", "sum_sq"} - set(ds.data_vars)
     if "samples" in missing and LEGACY_SAMPLES in ds.data_vars:
         raise DataError(
@@ -236,11 +293,14 @@ def check_dataset(ds: xr.Dataset) -> xr.Dataset:
             f"ds.rename({{{LEGACY_SAMPLES!r}: 'samples'}}), or pass the dataset to "
             "bayesnoise.load, which renames it"
         )
-    if missing or set(ds["correct"].dims) != {MODEL, QUESTION}:
+    if missing or not {MODEL, QUESTION} <= set(ds["correct"].dims):
         raise DataError(
             "Dataset needs variables correct, samples, sum_sq over (model, question); "
             f"missing {sorted(missing)}"
         )
+    for name in ("samples", "sum_sq"):
+        if set(ds[name].dims) != set(ds["correct"].dims):
+            raise DataError(f"{attr(ds, 'source')}: {name} and correct have different dims")
     return ds
 
 

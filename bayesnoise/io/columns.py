@@ -13,6 +13,12 @@ present decide the layout:
 
 Optional roles everywhere: ``benchmark`` (select one), ``cluster`` (a label per question),
 ``source`` (a constant column written by :func:`bayesnoise.save`).
+
+Factor columns (``factors=["template", ...]``, CLI ``--factor NAME``) say under which prompt
+template, run or judge a score was made; each becomes a dim of the dataset, never a sample.
+evalstats' layout (``prompt``, ``item`` or ``input``, ``score``, optional ``model``, ``run``,
+``evaluator``) is read without a mapping: ``prompt`` (and ``evaluator``) become factors, ``run``
+the sample.
 """
 
 from __future__ import annotations
@@ -26,13 +32,21 @@ import pandas as pd
 
 from bayesnoise.data import DataError
 
-__all__ = ["ROLES", "Layout", "looks_wide", "resolve_columns", "score_value", "to_numbers"]
+__all__ = [
+    "FACTOR",
+    "ROLES",
+    "Layout",
+    "looks_wide",
+    "resolve_columns",
+    "score_value",
+    "to_numbers",
+]
 
 #: Roles and the column names recognised for each without a mapping (first match wins).
 ROLES: dict[str, tuple[str, ...]] = {
     "model": ("model",),
-    "question": ("example_id", "question"),
-    "sample": ("sample",),
+    "question": ("example_id", "question", "item", "input"),
+    "sample": ("sample", "run"),
     "score": ("correct", "score"),
     "count": ("count",),
     "pass1": ("pass1",),
@@ -52,6 +66,10 @@ _CLI = {
     "benchmark": "--benchmark-col",
     "cluster": "--cluster-col",
 }
+#: Role key of a factor column: ``factor:<name>`` (the column's own name is the dim's name).
+FACTOR = "factor:"
+#: Columns that are factors in evalstats' layout (read when the question is its item/input).
+_EVALSTATS_FACTORS = ("prompt", "evaluator")
 _LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
 
@@ -62,9 +80,15 @@ class Layout:
 
     kind: str
     columns: dict[str, str]
+    factors: tuple[str, ...] = ()
 
     def label(self, role: str) -> str:
         return self.columns[role]
+
+    @property
+    def factor_roles(self) -> tuple[str, ...]:
+        """Role keys of the factor columns, in the order given."""
+        return tuple(FACTOR + f for f in self.factors)
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -103,8 +127,38 @@ def _check_mapping(columns: Mapping[str, str], found: list[str], where: str) -> 
     return mapping
 
 
-def resolve_columns(found: Iterable[str], columns: Mapping[str, str] | None, where: str) -> Layout:
-    """The layout of a table with columns ``found``, given the caller's mapping (if any).
+def _factor_list(factors, found: list[str], mapping: dict[str, str], where: str) -> list[str]:
+    """The factor columns asked for, checked to exist and to hold no other role."""
+    if factors is None:
+        return []
+    if isinstance(factors, str):
+        factors = [factors]
+    out: list[str] = []
+    for name in (str(f) for f in factors):
+        if name not in found:
+            raise DataError(
+                f"{where}: factors= names {name!r} (CLI: --factor {name}), but there is no such "
+                f"column; found columns {found}"
+            )
+        if name in mapping.values():
+            role = next(r for r, c in mapping.items() if c == name)
+            raise DataError(
+                f"{where}: column {name!r} is named as the {role} and as a factor; choose one"
+            )
+        if name in out:
+            raise DataError(f"{where}: factors= names {name!r} twice")
+        out.append(name)
+    return out
+
+
+def resolve_columns(
+    found: Iterable[str],
+    columns: Mapping[str, str] | None,
+    where: str,
+    factors: Iterable[str] | None = None,
+) -> Layout:
+    """The layout of a table with columns ``found``, given the caller's mapping (if any) and
+    its factor columns (``factors``; evalstats' ``prompt``/``evaluator`` when not given).
 
     Examples
     --------
@@ -117,8 +171,9 @@ def resolve_columns(found: Iterable[str], columns: Mapping[str, str] | None, whe
     if dupes:
         raise DataError(f"{where}: column {dupes[0]!r} appears more than once")
     mapping = _check_mapping(columns or {}, found, where)
+    named = _factor_list(factors, found, mapping, where)
     explicit = set(mapping)
-    taken = set(mapping.values())
+    taken = set(mapping.values()) | set(named)
     candidates = {}
     for role, names in ROLES.items():
         present = [n for n in names if n in found and n not in taken]
@@ -158,7 +213,16 @@ def resolve_columns(found: Iterable[str], columns: Mapping[str, str] | None, whe
                 f"(layout from the roles {sorted(mapping)})"
             )
         mapping.pop(role, None)
-    return Layout(kind, mapping)
+    if factors is None and mapping.get("question") in ("item", "input"):
+        named = [f for f in _EVALSTATS_FACTORS if f in found and f not in mapping.values()]
+    if named and "cluster" in mapping:
+        raise DataError(
+            f"{where}: a cluster column and factor columns together are not supported yet; "
+            "leave one out"
+        )
+    for name in named:
+        mapping[FACTOR + name] = name
+    return Layout(kind, mapping, tuple(named))
 
 
 def score_value(value) -> float | None:
@@ -224,7 +288,7 @@ def looks_wide(df: pd.DataFrame) -> bool:
     >>> looks_wide(pd.DataFrame({"model_name": ["a"], "question_id": ["q1"], "score": [1]}))
     False
     """
-    known = {name for names in ROLES.values() for name in names}
+    known = {name for names in ROLES.values() for name in names} | set(_EVALSTATS_FACTORS)
     if any(str(c).strip() in known for c in df.columns):
         return False
     return all(

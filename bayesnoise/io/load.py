@@ -28,6 +28,7 @@ _KNOWN = (
 _OPTIONS = {
     "columns": (("tables",), "--model-col/--question-col/--score-col/..."),
     "samples_per_question": (("tables",), "--samples-per-question"),
+    "factors": (("tables",), "--factor"),
     "scorer": (("inspect",), "--scorer"),
     "score_key": (("inspect",), "--score-key"),
     "incomplete": (("inspect",), "--use-scored"),
@@ -174,6 +175,7 @@ def _load_paths(paths: list[Path], options: dict, benchmark, progress) -> xr.Dat
         benchmark=benchmark,
         progress=progress,
         samples_per_question=options["samples_per_question"],
+        factors=options["factors"],
     )
 
 
@@ -189,6 +191,7 @@ def load(
     incomplete: str = "error",
     duplicates: str = "error",
     samples_per_question: int | None = None,
+    factors=None,
     progress: bool | None = None,
 ) -> xr.Dataset:
     """Load question-level eval results from files or in-memory tables, detecting the format.
@@ -232,6 +235,13 @@ def load(
         samples; it is read as ``round(pass1 * K)`` correct out of K (an error names the row
         where ``pass1 * K`` is not within 1e-6 of a whole number), so that the Beta-Binomial
         commands can use it.
+    factors : list of str, optional
+        Tables only: columns that say under which prompt template, run, judge, ... a score
+        was made (CLI: ``--factor NAME``, repeatable). Each becomes a dim of the dataset
+        (``correct`` is then ``(model, question, template, ...)``); its levels are never
+        pooled as samples. ``bayesnoise noises`` measures their noise; other commands stop
+        with an error saying so. evalstats' ``prompt`` and ``evaluator`` columns are factors
+        without being named when the question column is ``item`` or ``input``.
     progress : bool, optional
         Progress display on standard error for tables that take more than two seconds to
         read: None (default) when standard error is a terminal, True always, False never.
@@ -273,6 +283,7 @@ def load(
         "metric": metric,
         "filter": filter,
         "samples_per_question": samples_per_question,
+        "factors": factors,
     }
     if isinstance(source, xr.Dataset):
         _refuse_others(options, "dataset", "Dataset")
@@ -282,7 +293,8 @@ def load(
         return from_sample_array(source, benchmark=benchmark or str(source.name or "benchmark"))
     if isinstance(source, pd.DataFrame):
         _refuse_others(options, "tables", "DataFrame")
-        if columns is None and looks_wide(source) and samples_per_question is None:
+        wide = columns is None and not factors and samples_per_question is None
+        if wide and looks_wide(source):
             return from_wide(source, benchmark=benchmark or "benchmark")
         return read_frame(
             source,
@@ -290,5 +302,6 @@ def load(
             benchmark=benchmark,
             progress=progress,
             samples_per_question=samples_per_question,
+            factors=factors,
         )
     return _load_paths(_expand(source), options, benchmark, progress)

@@ -19,7 +19,15 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnoise.data import MODEL, QUESTION, DataError, attr, check_dataset, renamed_legacy
+from bayesnoise.data import (
+    MODEL,
+    QUESTION,
+    DataError,
+    attr,
+    check_dataset,
+    factor_dims,
+    renamed_legacy,
+)
 
 from .sources import table_kind
 
@@ -60,13 +68,21 @@ def read_netcdf(path: Path) -> xr.Dataset:
     bools = str(ds.attrs.pop(_BOOLS, "")).split()
     for key in bools:
         ds.attrs[key] = bool(ds.attrs[key])
-    for name in (MODEL, QUESTION, "cluster"):
+    factors = ds.attrs.get("factors")
+    if isinstance(factors, str):  # a list of one name comes back as a string
+        ds.attrs["factors"] = factors = [factors]
+    for name in (MODEL, QUESTION, "cluster", *(factors if factors is not None else [])):
         if name in ds.coords:
             ds = ds.assign_coords({name: (ds[name].dims, ds[name].values.astype(str))})
     return check_dataset(renamed_legacy(ds))
 
 
 def _count_table(ds: xr.Dataset) -> pd.DataFrame:
+    if factor_dims(ds):
+        raise DataError(
+            f"{attr(ds, 'source')}: a dataset with factor dims {factor_dims(ds)} is saved as "
+            ".nc (a count table has one row per model and question)"
+        )
     ds = ds.transpose(MODEL, QUESTION)
     count = ds["samples"].values
     if not (count > 0).any(axis=0).all() or not (count > 0).any(axis=1).all():

@@ -151,7 +151,9 @@ class _Aggregator:
     ):
         self.layout, self.benchmark, self.sources, self.name = layout, benchmark, sources, name
         self.per_question = samples_per_question
-        self.codes = {role: _Codes() for role in _ID_ROLES}
+        self.codes = {role: _Codes() for role in (*_ID_ROLES, *layout.factor_roles)}
+        # (question, factor levels...) -> one code: the cells are (model, question x levels)
+        self.combos: dict[tuple[int, ...], int] = {}
         self.cells = _Cells("sample" in layout.keys)
         self.cluster = np.full(64, -1, dtype=np.int64)
         self.rows = 0
@@ -179,11 +181,36 @@ class _Aggregator:
                     self._several_benchmarks()
             else:
                 keep = np.flatnonzero(bench == codes.index.get(self.benchmark, -2))
-        ids = {r: self._ids(r, columns[r], keep) for r in _ID_ROLES if r in columns}
+        roles = (*_ID_ROLES, *self.layout.factor_roles)
+        ids = {r: self._ids(r, columns[r], keep) for r in roles if r in columns}
+        if self.layout.factors:
+            ids["question_only"] = ids["question"]
+            ids["question"] = self._combine(ids)
         return keep, ids
 
+    def _combine(self, ids: dict) -> np.ndarray:
+        """One code per (question, factor levels) combination (-1 if any part is missing)."""
+        parts = np.stack([ids["question"], *(ids[r] for r in self.layout.factor_roles)], axis=1)
+        if parts.shape[0] == 0:
+            return np.zeros(0, dtype=np.int64)
+        unique, inverse = np.unique(parts, axis=0, return_inverse=True)
+        codes = np.empty(len(unique), dtype=np.int64)
+        for i, key in enumerate(map(tuple, unique.tolist())):
+            if min(key) < 0:
+                codes[i] = -1
+                continue
+            code = self.combos.get(key)
+            if code is None:
+                code = self.combos[key] = len(self.combos)
+            codes[i] = code
+        return codes[inverse.reshape(-1)]
+
     def _where(self, source, offset, columns, keep):
-        roles = [r for r in ("model", "question", "sample") if r in self.layout.columns]
+        roles = [
+            r
+            for r in ("model", "question", *self.layout.factor_roles, "sample")
+            if r in self.layout.columns
+        ]
 
         def where(i: int, ident: bool = True) -> str:
             pos = i if keep is None else int(keep[i])
@@ -201,9 +228,10 @@ class _Aggregator:
         if size == 0:
             return
         where = self._where(source, offset, columns, keep)
-        for role in ("model", "question", "sample", "cluster"):
-            if role in ids and (ids[role] < 0).any():
-                i = int(np.flatnonzero(ids[role] < 0)[0])
+        for role in ("model", "question", "sample", "cluster", *self.layout.factor_roles):
+            own = ids.get("question_only", ids.get(role)) if role == "question" else ids.get(role)
+            if own is not None and (own < 0).any():
+                i = int(np.flatnonzero(own < 0)[0])
                 raise DataError(f"{where(i)}: {self.layout.label(role)} is empty")
         values = {
             role: columns[role].take(keep).numbers(scores=self.layout.kind == "samples")
@@ -228,7 +256,7 @@ class _Aggregator:
         s = ids.get("sample", np.zeros_like(m))
         self.cells.reserve(
             len(self.codes["model"].labels),
-            len(self.codes["question"].labels),
+            len(self.combos) if self.layout.factors else len(self.codes["question"].labels),
             max(len(self.codes["sample"].labels), 1),
         )
         repeat = self.cells.add(m, q, s, fields)
@@ -291,13 +319,21 @@ class _Aggregator:
             ]
             if len(found) == 2:
                 break
-        labels = ", ".join(self.layout.label(r) for r in roles)
-        hint = (
-            "; with several samples per question, name the sample column (columns={'sample': "
-            "...}, CLI: --sample-col)"
-            if self.layout.kind == "samples" and "sample" not in roles
-            else ""
-        )
+        shown = (*roles[:2], *self.layout.factor_roles, *roles[2:])
+        labels = ", ".join(self.layout.label(r) for r in shown)
+        others = [c for c in self.sources[0].columns if c not in self.layout.columns.values()]
+        hint = ""
+        if others:
+            hint = (
+                f"; if the rows differ by another column ({', '.join(others)}), such as a prompt "
+                f"template, run or judge, name it as a factor (factors=[{others[0]!r}], CLI: "
+                f"--factor {others[0]}; `bayesnoise noises` measures its noise)"
+            )
+        if self.layout.kind == "samples" and "sample" not in roles:
+            hint += (
+                "; only if they are repeated samples of one question under the same conditions, "
+                "name the sample column (columns={'sample': ...}, CLI: --sample-col)"
+            )
         raise DataError(
             f"{found[0][0]}: duplicate ({labels}) row, again at {found[-1][1]}. Each cell "
             f"must appear once (select one benchmark/temperature/run first){hint}"
@@ -315,9 +351,12 @@ class _Aggregator:
         if self.rows == 0:
             raise DataError(f"{self.name}: no rows")
         models, questions = self.codes["model"].labels, self.codes["question"].labels
-        cut = (slice(0, len(models)), slice(0, len(questions)))
+        width = len(self.combos) if self.layout.factors else len(questions)
+        cut = (slice(0, len(models)), slice(0, width))
         sums = {k: v[cut] for k, v in self.cells.sums.items()}
         origin = self.codes["source"].labels
+        if self.layout.factors:
+            return self._factor_dataset(sums, models, questions, default_benchmark, source)
         ds = from_arrays(
             sums["correct"],
             sums["samples"].astype(np.int64),
@@ -332,6 +371,29 @@ class _Aggregator:
             labels = np.array(self.codes["cluster"].labels, dtype=object)
             ds = ds.assign_coords(cluster=("question", labels[self.cluster[: len(questions)]]))
         return ds
+
+    def _factor_dataset(self, sums, models, questions, default_benchmark, source) -> xr.Dataset:
+        """Scatter the (model, question x levels) sums into (model, question, *factors)."""
+        keys = np.array(list(self.combos), dtype=np.int64).reshape(len(self.combos), -1)
+        levels = [self.codes[r].labels for r in self.layout.factor_roles]
+        shape = (len(models), len(questions), *map(len, levels))
+        arrays = {}
+        for name, flat in sums.items():
+            full = np.zeros(shape)
+            full[(slice(None), *keys.T)] = flat
+            arrays[name] = full
+        benches, origin = self.codes["benchmark"].labels, self.codes["source"].labels
+        return from_arrays(
+            arrays["correct"],
+            arrays["samples"].astype(np.int64),
+            sum_sq=arrays["sum_sq"],
+            models=models,
+            questions=questions,
+            factors=dict(zip(self.layout.factors, levels, strict=True)),
+            benchmark=self.benchmark or (benches[0] if benches else default_benchmark),
+            source=origin[0] if len(origin) == 1 else source,
+            counts_known=not self.fractional,
+        )
 
 
 def aggregate(
@@ -348,7 +410,7 @@ def aggregate(
     ``samples_per_question=K`` reads an Eval-Arena ``pass1`` as ``round(pass1 * K)`` correct
     out of K."""
     agg = _Aggregator(layout, benchmark, sources, name, samples_per_question)
-    text = {r for r in layout.columns if r in _ID_ROLES}
+    text = {r for r in layout.columns if r in _ID_ROLES or r in layout.factor_roles}
     wanted = dict(layout.columns)
     for k, source in enumerate(sources):
         for offset, n, columns in source.batches(wanted, text):

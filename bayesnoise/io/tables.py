@@ -55,10 +55,11 @@ def _read(
     name: str,
     progress,
     samples_per_question: int | None = None,
+    factors=None,
 ) -> xr.Dataset:
-    layout = resolve_columns(sources[0].columns, columns, sources[0].name)
+    layout = resolve_columns(sources[0].columns, columns, sources[0].name, factors)
     for other in sources[1:]:
-        theirs = resolve_columns(other.columns, columns, other.name)
+        theirs = resolve_columns(other.columns, columns, other.name, factors)
         if theirs != layout:
             raise DataError(
                 f"{other.name}: its columns {other.columns} make a {theirs.kind} table "
@@ -91,12 +92,14 @@ def read_files(
     benchmark: str | None = None,
     progress: bool | None = None,
     samples_per_question: int | None = None,
+    factors=None,
 ) -> xr.Dataset:
     """Dataset from one or several table files (CSV, TSV, JSON Lines, JSON, Parquet).
 
     ``samples_per_question=K``: an Eval-Arena table's fractional ``pass1`` is the mean of K 0/1
     samples, read as ``round(pass1 * K)`` correct out of K (an error names the row where
-    ``pass1 * K`` is not within 1e-6 of a whole number).
+    ``pass1 * K`` is not within 1e-6 of a whole number). ``factors=["template", ...]``: those
+    columns become dims of the dataset (see :mod:`bayesnoise.io.columns`).
 
     Examples
     --------
@@ -111,7 +114,7 @@ def read_files(
     name = (
         sources[0].name if len(sources) == 1 else f"{len(sources)} files ({sources[0].name}, ...)"
     )
-    return _read(sources, columns, benchmark, name, progress, samples_per_question)
+    return _read(sources, columns, benchmark, name, progress, samples_per_question, factors)
 
 
 def read_frame(
@@ -123,9 +126,10 @@ def read_frame(
     first_line: int | None = None,
     progress: bool | None = None,
     samples_per_question: int | None = None,
+    factors=None,
 ) -> xr.Dataset:
     """Dataset from a long DataFrame (any layout :func:`~bayesnoise.io.load` reads);
-    ``samples_per_question`` as in :func:`read_files`.
+    ``samples_per_question`` and ``factors`` as in :func:`read_files`.
 
     Examples
     --------
@@ -144,6 +148,7 @@ def read_frame(
         name,
         progress,
         samples_per_question,
+        factors,
     )
 
 

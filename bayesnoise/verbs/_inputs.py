@@ -28,6 +28,7 @@ READ_OPTIONS = {
     "filter": None,
     "samples_per_question": None,
     "intersect": False,
+    "factors": None,
 }
 
 _COLUMN_ROLES = ("model", "question", "score", "sample", "count", "benchmark", "cluster")
@@ -52,12 +53,13 @@ def _model_list(models) -> list[str] | None:
     return out or None
 
 
-def dataset(data, *, progress: bool = True, **read):
+def dataset(data, *, progress: bool = True, factors_ok: bool = False, **read):
     """The dataset that ``data`` and the input options describe.
 
     ``data`` is anything :func:`bayesnoise.load` reads (a path, a glob, several paths, a
     DataFrame, a DataArray of scores), a loaded dataset, or a numpy array of 0/1 scores shaped
-    ``(model, question)`` (one sample each) or ``(model, question, sample)``.
+    ``(model, question)`` (one sample each) or ``(model, question, sample)``. A dataset with
+    factor dims (``factors=``) is refused unless the verb models them (``factors_ok``).
     """
     import xarray as xr
 
@@ -71,7 +73,8 @@ def dataset(data, *, progress: bool = True, **read):
     if isinstance(data, np.ndarray):
         data = _array_scores(data)
     if isinstance(data, xr.Dataset):
-        given = [k for k, v in opts.items() if v and k not in ("benchmark", "models", "intersect")]
+        skip = ("benchmark", "models", "intersect", "factors")
+        given = [k for k, v in opts.items() if v and k not in skip]
         if given:
             raise DataError(
                 f"options {', '.join(given)} say how to read a file; the input is already a "
@@ -92,8 +95,10 @@ def dataset(data, *, progress: bool = True, **read):
             samples_per_question=opts["samples_per_question"],
             incomplete="use-scored" if opts["use_scored"] else "error",
             duplicates="merge" if opts["merge_duplicates"] else "error",
+            factors=opts["factors"],
             progress=None if progress else False,
         )
+    _check_factors(ds, opts["factors"], factors_ok)
     wanted = _model_list(opts["models"])
     if wanted:
         ds = select_models(ds, wanted)
@@ -102,6 +107,21 @@ def dataset(data, *, progress: bool = True, **read):
 
         ds = complete(ds, on_missing="intersect")
     return ds
+
+
+def _check_factors(ds, factors, factors_ok: bool) -> None:
+    """Factor dims only where the verb models them, and the ones asked for."""
+    from bayesnoise.data import factor_dims, refuse_factors
+
+    if not factors_ok:
+        refuse_factors(ds)
+    asked = [factors] if isinstance(factors, str) else list(factors or [])
+    missing = [f for f in asked if f not in factor_dims(ds)]
+    if missing:
+        raise DataError(
+            f"{attr(ds, 'source')}: factors {missing} asked for, but the dataset's factor dims "
+            f"are {factor_dims(ds) or 'none'}"
+        )
 
 
 def _array_scores(a: np.ndarray):
@@ -150,7 +170,8 @@ _INPUT_DOC = """data : path, list of paths, xarray.Dataset, DataFrame or numpy a
     ``count_col``, ``benchmark_col``, ``cluster_col``, ``scorer``, ``score_key``,
     ``use_scored``, ``merge_duplicates``, ``metric``, ``filter``, ``intersect`` (when models
     cover different questions, keep those every model answered; without it, paired
-    analyses stop with an error naming the questions)."""
+    analyses stop with an error naming the questions), ``factors`` (columns such as a
+    prompt template or run that become dims; ``noises`` measures them, other commands stop)."""
 # The verbs' docstrings replace their ``{input}`` line by this block. Python >= 3.13 strips a
 # docstring's indentation at compile time, earlier versions keep 4 spaces: indent the block's
 # continuation lines like the docstring they go into.

@@ -1,0 +1,79 @@
+"""Factor columns (prompt template, run, judge) read as dims, never pooled as samples (issue 31)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+
+import bayesnoise as bn
+from bayesnoise.data import DataError
+
+
+def _table(with_run: bool = True) -> pd.DataFrame:
+    rng = np.random.default_rng(3)
+    rows = [
+        (m, f"q{q}", t, r, int(rng.random() < 0.6))
+        for m in ("A", "B")
+        for q in range(4)
+        for t in ("t1", "t2", "t3")
+        for r in range(2 if with_run else 1)
+    ]
+    df = pd.DataFrame(rows, columns=["model", "question", "template", "run", "score"])
+    return df if with_run else df.drop(columns="run")
+
+
+def test_factor_becomes_a_dim_with_the_sums_per_cell():
+    df = _table()
+    ds = bn.load(df, factors=["template"])
+    assert ds["correct"].dims == ("model", "question", "template")
+    assert ds.attrs["factors"] == ["template"]
+    # brute force: the sum of scores per (model, question, template); runs are the samples
+    want = df.groupby(["model", "question", "template"])["score"].sum()
+    for (m, q, t), value in want.items():
+        assert ds["correct"].sel(model=m, question=q, template=t).item() == value
+    assert (ds["samples"] == 2).all()
+
+
+def test_two_factors_and_missing_cells():
+    df = _table().iloc[1:]  # drop one (A, q0, t1, run 0) row
+    ds = bn.load(df, factors=["template", "run"])
+    assert ds["samples"].dims == ("model", "question", "template", "run")
+    assert int(ds["samples"].sum()) == len(df)
+    assert int((ds["samples"] == 0).sum()) == 1
+
+
+def test_duplicate_rows_name_the_factor_before_the_sample_column():
+    df = _table(with_run=False)
+    with pytest.raises(DataError, match=r"--factor template") as err:
+        bn.load(df)
+    text = str(err.value)
+    assert text.index("--factor template") < text.index("--sample-col")
+
+
+def test_other_commands_refuse_a_factor_dataset_and_name_noises():
+    df = _table()
+    with pytest.raises(DataError, match=r"bayesnoise noises --factor template"):
+        bn.noise(df, factors=["template"])
+    with pytest.raises(DataError, match=r"bayesnoise noises --factor template"):
+        bn.pairs(bn.load(df, factors=["template"]))
+
+
+def test_unknown_factor_column_is_named():
+    with pytest.raises(DataError, match=r"no such column"):
+        bn.load(_table(), factors=["prompt"])
+
+
+def test_evalstats_layout_without_a_mapping():
+    df = _table().rename(columns={"question": "input", "template": "prompt"})
+    df["evaluator"] = "exact"
+    ds = bn.load(df)
+    assert ds["correct"].dims == ("model", "question", "prompt", "evaluator")
+    assert (ds["samples"] == 2).all()  # run = the replicate (sample) column
+
+
+def test_factor_dataset_round_trips_through_netcdf(tmp_path):
+    ds = bn.load(_table(), factors=["template"])
+    path = bn.save(ds, tmp_path / "f.nc")
+    xr.testing.assert_identical(bn.load(path), ds)
