@@ -198,13 +198,55 @@ def test_partial_credit_is_non_binary_and_refused_by_beta_binomial(logs):
 
 
 def test_log_with_status_error(logs):
+    """A real log whose solver raised on every sample (status error, every sample errored):
+    one line with the status and the log's own error message, whatever ``incomplete`` is."""
+    for incomplete in ("error", "use-scored"):
+        with pytest.raises(DataError) as err:
+            read_inspect([logs["broken"]], incomplete=incomplete)
+        msg = str(err.value)
+        assert "\n" not in msg and len(msg) < 400, msg
+        assert "ended with status 'error' before any sample was scored" in msg
+        assert "(2 of 2 samples errored): RuntimeError('solver failed on 1')" in msg
+
+
+def _header_only_log(path, status, error=None):
+    """A minimal Inspect .json log (LOG-FORMATS.md) that ended before any sample: a header
+    without ``eval.scorers`` (as when the run failed before its scorers were set up) and no
+    samples."""
+    log = {"version": 2, "status": status, "eval": {"task": "t", "model": "mockllm/a"}}
+    if error is not None:
+        log["error"] = {
+            "message": error,
+            "traceback": f"Traceback (most recent call last):\n{error}",
+        }
+    path.write_text(json.dumps(log))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("status", "error", "said"),
+    [
+        ("error", "RuntimeError('rate limit exceeded')", "ended with status 'error'"),
+        ("cancelled", None, "was cancelled (status 'cancelled')"),
+        ("started", None, "has status 'started'"),
+    ],
+)
+def test_log_that_ended_before_any_sample(tmp_path, status, error, said, capsys):
+    """No sample and no scorer: the status and the log's own message, not "no scorers found";
+    the CLI prints it as one ``error:`` line."""
+    from bayesnoise.cli import main
+
+    path = _header_only_log(tmp_path / f"{status}.json", status, error)
     with pytest.raises(DataError) as err:
-        read_inspect([logs["broken"]])
+        read_inspect([path])
     msg = str(err.value)
-    assert "logs did not finish" in msg and "has status 'error'" in msg
-    assert "incomplete='use-scored'" in msg
-    with pytest.warns(UserWarning), pytest.raises(DataError, match="no scored samples"):
-        read_inspect([logs["broken"]], incomplete="use-scored")
+    assert said in msg and "before any sample was scored" in msg and "scorer" not in msg
+    if error:
+        assert msg.endswith(f": {error}; rerun the task once the error is fixed")
+    capsys.readouterr()
+    assert main(["noise", str(path)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0] == f"error: {msg}", lines
 
 
 def test_crashed_journal_only_log(logs):

@@ -183,6 +183,34 @@ def _no_samples(log: RawLog) -> str:
     )
 
 
+def _has_score(log: RawLog) -> bool:
+    """Whether any sample of the log finished without error and carries a score."""
+    return any(rec.get("scores") and not rec.get("error") for rec in log.records)
+
+
+def _ended_early(logs: list[RawLog]) -> str:
+    """One line for logs none of which scored a sample: the first log's status and its own
+    error message (Inspect's ``error.message``, else the first errored sample's)."""
+    log = logs[0]
+    others = f" (and {len(logs) - 1} more logs with no scored sample)" if len(logs) > 1 else ""
+    if log.journal_only:
+        what = "the Inspect run crashed (only _journal/ is present)"
+    elif log.status == "cancelled":
+        what = "the Inspect run was cancelled (status 'cancelled')"
+    elif log.status == "started":
+        what = "the Inspect run has status 'started' (still running, or killed)"
+    else:
+        what = f"the Inspect run ended with status {log.status!r}"
+    errors = [error_text(rec["error"]) for rec in log.records if rec.get("error")]
+    message = log.error or (errors[0] if errors else None)
+    tried = f" ({len(errors)} of {len(log.records)} samples errored)" if log.records else ""
+    tail = f": {message}" if message else ""
+    return (
+        f"{log.path}{others}: {what} before any sample was scored{tried}{tail}; rerun the task"
+        + (" once the error is fixed" if message else "")
+    )
+
+
 def _merge_groups(logs: list[RawLog], duplicates: str, where: str) -> dict[str, list[RawLog]]:
     groups: dict[str, list[RawLog]] = {}
     for log in logs:
@@ -249,6 +277,8 @@ def inspect_samples(
             raise DataError(f"{first.path}{others}: {_no_samples(first)}")
         skipped += [(str(g.path), _no_samples(g)) for g in header_only]
         logs = [g for g in logs if g not in header_only]
+    if not any(_has_score(log) for log in logs) and all(g.status != "success" for g in logs):
+        raise DataError(_ended_early(logs))
     chosen = choose(
         _scorer_names(logs),
         scorer,

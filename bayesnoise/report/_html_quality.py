@@ -67,7 +67,8 @@ Question ids link to their row below.</p>
 {% if q.leaderboard %}
 <p>Win rate (Eval-Arena): the chance that the model passes and another fails a random
 question; Elo: a Bradley-Terry fit of the expected win counts (a question both pass or both
-fail is half a win for each, as in Chatbot Arena and Eval-Arena), 400 points per factor 10 in odds, mean 1000, with a {{ q.level }} interval
+fail is half a win for each, as in Chatbot Arena and Eval-Arena), 400 points per factor 10 in
+odds, mean 1000, with a {{ q.level }} interval
 from {{ q.bootstrap }} bootstrap resamples of the questions (<code>bayesnoise
 leaderboard</code> prints the same numbers). Quote accuracy with its interval: it is the most
 stable of the three on half-splits of the questions.</p>
