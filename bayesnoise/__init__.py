@@ -34,6 +34,7 @@ from bayesnoise.verbs import (
     coverage,
     decision_accuracy,
     leaderboard,
+    monitor,
     noise,
     pairs,
     passk,
@@ -45,7 +46,6 @@ from bayesnoise.verbs import (
     ranks,
     reference,
     report,
-    sequential,
     signal,
     tidy,
 )
@@ -69,6 +69,7 @@ __all__ = [
     "from_arrays",
     "leaderboard",
     "load",
+    "monitor",
     "noise",
     "pairs",
     "passk",
@@ -83,7 +84,6 @@ __all__ = [
     "save",
     "scores",
     "select_models",
-    "sequential",
     "signal",
     "tidy",
 ]

@@ -77,11 +77,11 @@ def input_parent(*, file: bool = True) -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--no-progress",
-        "--quiet",
         dest="progress",
         action="store_false",
         help="no progress display (reading, fits, MCMC)",
     )
+    add_renamed(g, "--quiet", "--no-progress")
     cols = p.add_argument_group("table columns (when they are not named as bayesnoise expects)")
     for flag, role in COLUMN_FLAGS:
         cols.add_argument(flag, metavar="NAME", help=f"column holding the {role}")
@@ -131,16 +131,59 @@ def output_parent() -> argparse.ArgumentParser:
         choices=FORMATS,
         help="output format (default: from --output's extension .csv/.tsv/.json/.txt, else table)",
     )
-    g.add_argument("--output", type=Path, help="write to this file instead of standard output")
+    g.add_argument(
+        "-o", "--output", type=Path, help="write to this file instead of standard output"
+    )
     return p
 
 
-def add_level(p: argparse.ArgumentParser, text: str) -> None:
-    p.add_argument("--confidence-level", type=level, metavar="LEVEL", help=text)
+def add_level(p: argparse.ArgumentParser, text: str, default: float | None = None) -> None:
+    """``--confidence-level`` (``confidence_level=``; the verb's default)."""
+    p.add_argument("--confidence-level", type=level, default=default, metavar="LEVEL", help=text)
+    add_renamed(p, "--level", "--confidence-level")
 
 
-def add_seed(p: argparse.ArgumentParser, what: str) -> None:
-    p.add_argument("--seed", type=int, default=0, help=f"random seed ({what})")
+class Renamed(argparse.Action):
+    """An old flag: using it is an error naming its one spelling (no silent alias); hidden
+    from ``--help``, and left out of the parsed options."""
+
+    def __init__(self, option_strings, dest, new: str, **kwargs):
+        self.new = new
+        kwargs.update(dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        super().__init__(option_strings, nargs="?", **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.exit(2, f"{parser.prog}: error: {option_string} is now {self.new}\n")
+
+
+def add_renamed(p, old: str, new: str) -> None:
+    """Make ``old`` an error that names ``new`` (see :class:`Renamed`)."""
+    p.add_argument(old, action=Renamed, new=new)
+
+
+def add_rng(p: argparse.ArgumentParser, what: str) -> None:
+    """``--rng N``: the seed of the command's random draws (``rng=`` of the verb)."""
+    p.add_argument("--rng", type=int, default=0, metavar="N", help=f"random seed ({what})")
+    add_renamed(p, "--seed", "--rng")
+
+
+def add_n_resamples(p, default: int, text: str, *, old: tuple = ()) -> None:
+    """``--n-resamples B`` (``n_resamples=``), and the old flags ``old`` as errors naming it."""
+    kind = whole if default == 0 else count  # 0 = "none" where that is the default
+    p.add_argument("--n-resamples", type=kind, default=default, metavar="B", help=text)
+    for flag in old:
+        add_renamed(p, flag, "--n-resamples")
+
+
+def whole(text: str) -> int:
+    """argparse type: a whole number >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return value
 
 
 def add_max_difference(p: argparse.ArgumentParser) -> None:

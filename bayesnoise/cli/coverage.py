@@ -7,7 +7,7 @@ import argparse
 from bayesnoise import verbs
 from bayesnoise.verbs.coverage import POPULATIONS
 
-from ._options import add_level, add_seed, count
+from ._options import add_level, add_n_resamples, add_rng, count
 from .tables import _command
 
 
@@ -30,14 +30,8 @@ def register(sub) -> None:
         verbs.coverage,
         "self-check: coverage of every printed interval on simulated evals like this file",
     )
-    add_level(p, "nominal level of the intervals checked (default 0.95)")
-    p.set_defaults(confidence_level=0.95)
-    p.add_argument(
-        "--replicates",
-        type=count,
-        default=200,
-        help="simulated evals per population (default 200)",
-    )
+    add_level(p, "nominal level of the intervals checked (default 0.95)", 0.95)
+    add_n_resamples(p, 200, "simulated evals per population (default 200)", old=("--replicates",))
     p.add_argument(
         "--populations",
         type=populations,
@@ -62,4 +56,4 @@ def register(sub) -> None:
         const=None,
         help="check pair intervals on every pair (slower with many models)",
     )
-    add_seed(p, "simulation")
+    add_rng(p, "simulation")

@@ -5,25 +5,34 @@ from __future__ import annotations
 
 from bayesnoise import verbs
 
-from ._options import add_level, add_pair, add_seed, count, positive
-from .tables import _command
+from ._options import (
+    add_level,
+    add_n_resamples,
+    add_pair,
+    add_renamed,
+    add_rng,
+    count,
+    positive,
+)
+from .tables import _command, add_by
 
 
 def register(sub) -> None:
     """Add this module's commands to the ``bayesnoise`` sub-parsers."""
     p = _command(sub, "ranks", verbs.ranks, "per model: P(best), expected rank, rank interval")
-    add_level(p, "level of the rank interval and top group (default 0.95)")
+    add_level(p, "level of the rank interval and top group (default 0.95)", 0.95)
     p.add_argument(
-        "--method",
-        choices=("hierarchical", "bootstrap", "bayes"),
+        "--model",
+        choices=verbs.decisions.RANK_MODELS,
         default="hierarchical",
         help="population accuracies: normal hierarchy over the models, which shrinks the "
         "leader's luck (default; calibrated P(best)) or the paired bootstrap over questions "
         "(overconfident about the leader); or the conjugate posterior of the accuracy on "
         "these questions",
     )
-    p.add_argument("--draws", type=count, default=4000, help="replicates or posterior draws")
-    add_seed(p, "bootstrap, posterior draws")
+    add_renamed(p, "--method", "--model")
+    add_n_resamples(p, 4000, "bootstrap replicates or posterior draws", old=("--draws",))
+    add_rng(p, "bootstrap, posterior draws")
 
     p = _command(
         sub, "power", verbs.power, "smallest detectable difference, questions and samples needed"
@@ -35,10 +44,20 @@ def register(sub) -> None:
         help="true difference to detect, a fraction (0.02 = 2 points): adds questions and "
         "samples per question needed",
     )
-    p.add_argument("--n", type=count, help="questions of the planned eval (default: the file's)")
     p.add_argument(
-        "--k", type=count, help="samples per question of the planned eval (default: the file's)"
+        "--planned-questions",
+        type=count,
+        metavar="N",
+        help="questions of the planned eval (default: the file's)",
     )
+    p.add_argument(
+        "--planned-samples-per-question",
+        type=count,
+        metavar="K",
+        help="samples per question of the planned eval (default: the file's)",
+    )
+    add_renamed(p, "--n", "--planned-questions")
+    add_renamed(p, "--k", "--planned-samples-per-question")
     p.add_argument("--alpha", type=positive, default=0.05, help="two-sided level (default 0.05)")
     p.add_argument("--power", type=positive, default=0.8, help="power (default 0.8)")
     add_pair(p, "only the pair A - B")
@@ -51,17 +70,17 @@ def register(sub) -> None:
     p = _command(
         sub, "passk", verbs.passk, "pass@k per model or pair (unbiased estimator or Bayesian)"
     )
-    add_level(p, "add interval columns at this level (conjugate: default 0.95)")
+    add_level(p, "add interval columns at this level (either method)")
     p.add_argument("--k", type=count, required=True, help="k of pass@k (k <= samples per question)")
-    p.add_argument("--pairs", action="store_true", help="all pairs: difference, SE, paired t test")
+    add_by(p, "one row per model (default) or every pair: difference, SE, paired t test")
     p.add_argument(
         "--method",
-        choices=("frequentist", "conjugate"),
+        choices=("frequentist", "bayes"),
         default="frequentist",
         help="unbiased estimator with its SE across questions (default), or the Beta-Binomial "
         "posterior for these questions and the population",
     )
-    add_seed(p, "Monte Carlo intervals")
+    add_rng(p, "Monte Carlo intervals")
     register_quality(sub)
 
 
@@ -77,8 +96,6 @@ def register_quality(sub) -> None:
     p = _command(
         sub, "leaderboard", verbs.leaderboard, "per model: accuracy, win rate, Elo, rank interval"
     )
-    add_level(p, "level of the Elo and rank intervals (default 0.95)")
-    p.add_argument(
-        "--bootstrap", type=count, default=1000, metavar="B", help="bootstrap replicates for Elo"
-    )
-    add_seed(p, "bootstrap, rank draws")
+    add_level(p, "level of the Elo and rank intervals (default 0.95)", 0.95)
+    add_n_resamples(p, 1000, "bootstrap replicates for Elo", old=("--bootstrap",))
+    add_rng(p, "bootstrap, rank draws")

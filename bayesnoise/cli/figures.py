@@ -6,7 +6,7 @@ from pathlib import Path
 
 from bayesnoise import verbs
 
-from ._options import FILE_HELP, add_level, add_seed, input_parent, output_parent
+from ._options import FILE_HELP, add_level, add_rng, input_parent, output_parent
 
 FIT_KINDS = ("trace", "rank", "mcmc-forest")
 
@@ -25,8 +25,8 @@ def register(sub) -> None:
     p.add_argument("--statistic", choices=verbs.plot.STATISTICS, default="z", help="matrix colour")
     p.add_argument("--bins", type=int, default=5, help="cdf: model groups by accuracy")
     p.add_argument("--dpi", type=int, default=150, help="PNG resolution")
-    add_level(p, "forest: interval level (default 0.95)")
-    add_seed(p, "Monte Carlo intervals")
+    add_level(p, "forest: interval level (default 0.95)", 0.95)
+    add_rng(p, "Monte Carlo intervals")
     p.set_defaults(shows="figure")
 
     text = "one self-contained HTML report for one or more files"
@@ -36,8 +36,8 @@ def register(sub) -> None:
     p.add_argument(
         "--models-dir", type=Path, help="reference noise tables (default: the packaged copy)"
     )
-    add_level(p, "interval level (default 0.95)")
-    add_seed(p, "Monte Carlo intervals")
+    add_level(p, "interval level (default 0.95)", 0.95)
+    add_rng(p, "Monte Carlo intervals")
     p.set_defaults(verb=verbs.report, shows="file")
 
     text = "typical noise of a public benchmark (bundled reference tables)"

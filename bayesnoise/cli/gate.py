@@ -14,9 +14,18 @@ import sys
 
 from bayesnoise import verbs
 from bayesnoise.report import render
-from bayesnoise.verbs.gate import check_paths
 
-from ._options import COLUMNS_HELP, FILE_HELP, count, input_parent, output_parent, positive
+from ._options import (
+    COLUMNS_HELP,
+    FILE_HELP,
+    add_n_resamples,
+    add_renamed,
+    add_rng,
+    count,
+    input_parent,
+    output_parent,
+    positive,
+)
 
 # parsed options that are not the verb's keyword arguments
 _NOT_VERB = {"command", "run", "format", "output", "file"}
@@ -35,7 +44,8 @@ def _kw(args) -> dict:
 
 
 def _run_check(args, fmt):
-    result = check_paths(args.file, **_kw(args))
+    files = args.file
+    result = verbs.check(files[0] if len(files) == 1 else files, **_kw(args))
     several = len(result.rows) > 1
     if fmt == "json":
         text = json.dumps(result.to_dict(), indent=1) + "\n"
@@ -48,7 +58,7 @@ def _run_check(args, fmt):
 
 def _run_monitor(args, fmt):
     files = args.file
-    result = verbs.sequential(files[0] if len(files) == 1 else files, **_kw(args))
+    result = verbs.monitor(files[0] if len(files) == 1 else files, **_kw(args))
     a = result.attrs
     last = result.isel(step=-1)
     if a["stopped_at"]:
@@ -93,6 +103,13 @@ def _parser(sub, name, text, run, *, nargs="+"):
     return p
 
 
+def add_roles(p, base: str = "", cand: str = "") -> None:
+    """``--baseline`` / ``--candidate`` (``baseline=`` / ``candidate=``; difference
+    candidate - baseline), the same in ``check`` and ``monitor``."""
+    p.add_argument("--baseline", metavar="MODEL", help="baseline model" + base)
+    p.add_argument("--candidate", metavar="MODEL", help="candidate model" + cand)
+
+
 def _alpha(p, text):
     p.add_argument("--alpha", type=positive, default=0.05, help=text)
 
@@ -103,8 +120,7 @@ def register(sub) -> None:
         sub, "check", "regression gate: is the candidate worse than the baseline?", _run_check
     )
     p.epilog = CHECK_EPILOG + COLUMNS_HELP
-    p.add_argument("--baseline", dest="baseline_model", metavar="MODEL", help="baseline model")
-    p.add_argument("--candidate", dest="candidate_model", metavar="MODEL", help="candidate model")
+    add_roles(p)
     p.add_argument(
         "--margin",
         type=float,
@@ -115,12 +131,12 @@ def register(sub) -> None:
     _alpha(p, "family-wise level of the one-sided test (default 0.05)")
     p.add_argument(
         "--method",
-        choices=("freq", "bayes"),
-        default="freq",
+        choices=("frequentist", "bayes"),
+        default="frequentist",
         help="paired t test (default) or the Dirichlet-process posterior",
     )
-    p.add_argument("--draws", type=count, default=4000, help="posterior draws (bayes)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (bayes)")
+    add_n_resamples(p, 4000, "posterior draws (bayes)", old=("--draws",))
+    add_rng(p, "bayes")
 
     p = _parser(
         sub,
@@ -134,9 +150,15 @@ def register(sub) -> None:
         help="column giving each question's position (both models' rows of a question share "
         "it; default: the order the questions appear)",
     )
-    p.add_argument("--model-a", metavar="MODEL", help="model A (difference A - B)")
-    p.add_argument("--model-b", metavar="MODEL", help="model B")
-    p.add_argument("--margin", type=float, default=0.0, help="null: A - B = -margin (default 0)")
+    add_roles(p, " (default with two models: the second)", " (default: the first)")
+    add_renamed(p, "--model-a", "--candidate")
+    add_renamed(p, "--model-b", "--baseline")
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=0.0,
+        help="null: candidate - baseline = -margin (default 0)",
+    )
     _alpha(p, "error level of the sequence and the test (default 0.05)")
     p.add_argument(
         "--difference",
@@ -148,7 +170,7 @@ def register(sub) -> None:
         "--alternative",
         choices=("two-sided", "greater", "less"),
         default="two-sided",
-        help="less: look only for A - B < -margin (A the candidate: a regression)",
+        help="less: look only for candidate - baseline < -margin (a regression)",
     )
     p.add_argument("--every", type=count, default=1, metavar="N", help="print every N-th question")
     p.add_argument(
@@ -175,13 +197,13 @@ def register(sub) -> None:
     p.add_argument("--power", type=float, default=0.8, help="power (default 0.8)")
     _alpha(p, "level (default 0.05)")
     p.add_argument(
-        "--one-sided",
-        dest="alternative",
-        action="store_const",
-        const="one-sided",
+        "--alternative",
+        choices=("two-sided", "greater", "less"),
         default="two-sided",
-        help="one-sided test (as check's gate)",
+        help="the test planned for (less: check's one-sided gate; either one-sided test needs "
+        "the same N and K)",
     )
+    add_renamed(p, "--one-sided", "--alternative less")
     p.add_argument(
         "--cost-question", type=float, default=1.0, help="cost of a new question (default 1)"
     )

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from bayesnoise import verbs
 
-from ._options import COLUMNS_HELP, add_level, add_seed, count, input_parent, output_parent
+from ._options import (
+    COLUMNS_HELP,
+    add_level,
+    add_n_resamples,
+    add_rng,
+    count,
+    input_parent,
+    output_parent,
+)
 from .tables import _command
 
 
@@ -81,13 +89,12 @@ def register(sub) -> None:
         metavar="SMALL TARGET",  # one string: argparse cannot format a tuple in --help here
         help="the small-scale results, then the target-scale results of the same models",
     )
-    add_level(p, "level of the bootstrap interval over models (default 0.95)")
-    p.add_argument(
-        "--bootstrap",
-        type=count,
-        default=1000,
-        metavar="B",
-        help="bootstrap replicates (over models; over questions for the expected value)",
+    add_level(p, "level of the bootstrap interval over models (default 0.95)", 0.95)
+    add_n_resamples(
+        p,
+        1000,
+        "bootstrap replicates (over models; over questions for the expected value)",
+        old=("--bootstrap",),
     )
-    add_seed(p, "bootstraps")
+    add_rng(p, "bootstraps")
     p.set_defaults(verb=_decision_accuracy, shows="table")

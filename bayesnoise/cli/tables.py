@@ -11,8 +11,10 @@ from ._options import (
     COLUMNS_HELP,
     add_level,
     add_max_difference,
+    add_n_resamples,
     add_pair,
-    add_seed,
+    add_renamed,
+    add_rng,
     input_parent,
     output_parent,
     positive,
@@ -63,6 +65,12 @@ def _command(sub, name: str, verb, text: str, *, inputs: bool = True):
     return p
 
 
+def add_by(p, text: str) -> None:
+    """``--by model|pair`` (``by=``), and the old ``--pairs`` flag as an error naming it."""
+    p.add_argument("--by", choices=verbs.tables.BY, default="model", help=text)
+    add_renamed(p, "--pairs", "--by pair")
+
+
 def register(sub) -> None:
     """Add the table commands to the ``bayesnoise`` sub-parsers."""
     p = _command(sub, "noise", verbs.noise, "per-model accuracy and noise components")
@@ -85,12 +93,18 @@ def register(sub) -> None:
         help="p_value_adjusted: adjust p_value over all pairs, before --max-difference (default holm: "
         "family-wise error under any dependence; bh: false discovery rate)",
     )
+    add_n_resamples(
+        p,
+        0,
+        "add se_bootstrap (paired bootstrap over questions) and p_value_permutation (sign flips "
+        "of the per-question differences) from B resamples each (see --resampling)",
+        old=("--bootstrap", "--permutations"),
+    )
     p.add_argument(
-        "--permutations",
-        type=int,
-        default=0,
-        metavar="B",
-        help="add p_value_permutation, a sign-flip test on the per-question differences (B flips)",
+        "--resampling",
+        choices=verbs.tables.RESAMPLING,
+        default="both",
+        help="which columns --n-resamples adds (default both)",
     )
     p.add_argument(
         "--simultaneous",
@@ -105,41 +119,38 @@ def register(sub) -> None:
         action="store_true",
         help="add Eval-Arena's one-sample-level p_value_sign_one_sample and p_value_mcnemar_one_sample",
     )
-    p.add_argument(
-        "--bootstrap", type=int, default=0, metavar="B", help="add a paired bootstrap SE"
-    )
-    add_seed(p, "bootstrap, permutations")
+    add_rng(p, "bootstrap, permutations, max-t")
 
     _command(sub, "arena", verbs.arena, "Eval-Arena summary: smallest significant gap")
 
     p = _command(sub, "compare", verbs.compare, "frequentist and Bayesian intervals side by side")
-    add_level(p, BAYES_LEVEL)
-    p.add_argument("--pairs", action="store_true", help="all pairs instead of single models")
+    add_level(p, BAYES_LEVEL, 0.95)
+    add_by(p, "one row per model (default) or per pair of models")
     add_max_difference(p)
-    add_seed(p, "Monte Carlo intervals")
+    add_rng(p, "Monte Carlo intervals")
 
     p = _command(
         sub, "posterior", verbs.posterior, "Bayesian Beta-Bernoulli posterior per model or pair"
     )
-    add_level(p, BAYES_LEVEL)
-    p.add_argument("--pairs", action="store_true", help="paired differences for all pairs")
+    add_level(p, BAYES_LEVEL, 0.95)
+    add_by(p, "one row per model (default) or the paired differences of every pair")
     p.add_argument(
         "--method",
-        choices=("conjugate", "mcmc"),
-        default="conjugate",
+        choices=("bayes", "mcmc"),
+        default="bayes",
         help="closed forms with empirical Bayes (default) or full Bayes by MCMC",
     )
     p.add_argument(
         "--kappa",
         type=positive,
-        help="conjugate: fix the Beta concentration kappa for every model instead of fitting it",
+        help="bayes: fix the Beta concentration kappa for every model instead of fitting it",
     )
     p.add_argument(
         "--ubar-prior",
         dest="ubar_prior",
         choices=("auto", "beta", "nonparametric", "binomial"),
         default="auto",
-        help="conjugate: prior behind ubar and dbar (default auto: the Beta population, "
+        help="bayes: prior behind ubar and dbar (default auto: the Beta population, "
         "nonparametric where the Beta is rejected, the kappa-free binomial bound at K = 1; "
         "beta keeps the kappa-dependent interval at K = 1; binomial: K = 1 data only)",
     )
@@ -147,13 +158,13 @@ def register(sub) -> None:
         "--sampler",
         choices=("auto", "pymc", "nutpie", "numpyro"),
         default="auto",
-        help="NUTS implementation (default auto: nutpie for --pairs when installed, else pymc)",
+        help="NUTS implementation (default auto: nutpie for --by pair when installed, else pymc)",
     )
     p.add_argument("--draws", type=int, default=1000, help="MCMC draws per chain")
     p.add_argument("--tune", type=int, default=1000, help="MCMC tuning steps per chain")
     p.add_argument("--chains", type=int, default=2, help="MCMC chains")
     p.add_argument("--save", type=Path, help="save the MCMC fit (NetCDF)")
-    add_seed(p, "Monte Carlo intervals, MCMC")
+    add_rng(p, "Monte Carlo intervals, MCMC")
 
     _command(
         sub,

@@ -8,10 +8,27 @@ worse by more than one point, the tolerance of a non-inferiority gate.) A regres
 passes ("no regression shown"), and it says more when the data allow: *non-inferior* (the
 candidate is shown to be no worse than the margin) or an *improvement*.
 
-``method="freq"``: the one-sided paired t test (``scipy.stats.ttest_1samp(d + margin,
+``method="frequentist"``: the one-sided paired t test (``scipy.stats.ttest_1samp(d + margin,
 0, alternative="less")``), with the matching two-sided interval at level ``1 - 2 alpha``
 (its upper end is the one-sided ``1 - alpha`` bound, so "regression" is exactly "the interval
-lies below ``-margin``"). ``method="bayes"``: the shape-free Dirichlet-process posterior of
+lies below ``-margin``"). Where the t reference is not trusted an exact test decides (column
+``test``): when every difference is equal (the SE is 0 and t is +-inf: p = 0 from two
+questions) or fewer than ``SMALL_DISCORDANT`` = 30 questions differ. The rule: at K = 1 the t
+test of n discordant questions among many is the normal approximation of a sign test, and its
+one-sided size at 0.05 is 0.055, 0.059, 0.058, 0.054 for n = 10, 15, 20, 25 and 0.049, 0.040
+at n = 30, 40 (binomial probabilities of the region t <= t_0.05); fewer than 30 questions in
+all means fewer than 30 that differ. The exact tests: with ``margin = 0`` the sign test
+(``scipy.stats.binomtest`` on the discordant questions; K = 1) or the exact sign-flip test
+of ``sum d`` (K > 1), exact under "the two models are exchangeable on each question"
+(:mod:`bayesnoise.frequentist.exact_paired`); with a margin the betting test of a bounded
+mean (:mod:`bayesnoise.decide.sequential` at the last question, the questions in a seeded
+random order), valid for any differences in [-1, 1] at any N. The interval is then the
+betting interval at ``1 - 2 alpha`` (:func:`betting_interval`), never of zero width; with a
+margin its upper end is below ``-margin`` whenever the test rejects, with ``margin = 0`` the
+(more powerful) sign tests may reject while it still holds 0. When every difference is 0 the
+verdict says "no difference observed".
+
+``method="bayes"``: the shape-free Dirichlet-process posterior of
 the population paired difference (:func:`bayesnoise.conjugate.paired_population_posterior`,
 its Monte Carlo draws), regression when ``P(delta < -margin | data) >= 1 - alpha``; the
 posterior probability of no regression plays the p-value's part.
@@ -40,17 +57,21 @@ __all__ = [
     "GATE_COLUMNS",
     "GATE_COLUMNS_BAYES",
     "METHODS",
+    "SMALL_DISCORDANT",
     "GateResult",
     "bayes_regression_test",
+    "betting_interval",
     "combine_tests",
     "gate",
     "paired_regression_test",
 ]
 
-METHODS = ("freq", "bayes")
+METHODS = ("frequentist", "bayes")
 COMBINED = "combined"
 #: A variance of differences in [-1, 1] is zero up to rounding below this.
 _ZERO_VAR = 1e-12
+#: Fewer questions than this with a nonzero difference: an exact test decides (module docs).
+SMALL_DISCORDANT = 30
 GATE_COLUMNS = [
     "benchmark",
     "questions",
@@ -62,6 +83,7 @@ GATE_COLUMNS = [
     "se_change",
     "t_change",
     "df",
+    "test",
     "p_value_regression",
     "p_value_regression_adjusted",
     "regression",
@@ -87,24 +109,68 @@ def _t_quantile(q, df):
     return special.stdtrit(df, q) if np.isfinite(df) else special.ndtri(q)
 
 
-def paired_regression_test(d, *, margin: float = 0.0, alpha: float = 0.05) -> dict:
-    """One-sided paired t test of ``delta >= -margin`` against ``delta < -margin``.
+def _exact_needed(d) -> bool:
+    """Where the t reference is not trusted: the differences do not vary, or fewer than
+    ``SMALL_DISCORDANT`` questions differ (module docs)."""
+    return bool(d.var(ddof=1) <= _ZERO_VAR or np.count_nonzero(d) < SMALL_DISCORDANT)
+
+
+def betting_interval(d, *, alpha: float = 0.05, null: float = 0.0, rng=0) -> tuple[float, float]:
+    """Two-sided ``1 - 2 alpha`` betting interval for the mean of differences in [-1, 1].
+
+    The confidence sequence of :func:`bayesnoise.decide.sequential.confidence_sequence` at
+    level ``1 - 2 alpha`` after the last question, the questions taken in a random order
+    (``rng``): valid at any N for any distribution on [-1, 1], never of zero width (its ends
+    are on a grid of step 0.001 that holds ``null``). Its upper end is below ``null`` whenever
+    the one-sided betting test of ``delta >= null`` rejects at ``alpha``.
+
+    Examples
+    --------
+    >>> betting_interval([-1.0, -1.0])  # two questions: no information
+    (-1.0, 1.0)
+    """
+    from .sequential import RESOLUTION, confidence_sequence
+
+    d = np.random.default_rng(rng).permutation(np.asarray(d, dtype=float))
+    cs = confidence_sequence(d, null=null, alpha=2.0 * alpha)
+    low, high = float(cs["low"][-1]), float(cs["high"][-1])
+    # The grid stops one step short of -1 and 1 (the stakes are capped by 1 / (1 +- m));
+    # an end still at the last grid point is extended to the bound (a superset, still valid).
+    edge = 1.0 - 1.5 * RESOLUTION
+    return (-1.0 if low < -edge else low), (1.0 if high > edge else high)
+
+
+def paired_regression_test(
+    d, *, margin: float = 0.0, alpha: float = 0.05, n_resamples: int = 9999, rng=0
+) -> dict:
+    """One-sided paired test of ``delta >= -margin`` against ``delta < -margin``.
+
+    The paired t test, or where it is not trusted (every difference equal, or fewer than
+    ``SMALL_DISCORDANT`` = 30 questions that differ: module docs) an exact test: with
+    ``margin = 0`` the sign test (K = 1) or the sign-flip test
+    (:func:`bayesnoise.frequentist.exact_paired.sign_flip_test`), with a margin the betting
+    test of the bounded mean; the interval is then :func:`betting_interval`.
 
     Parameters
     ----------
     d : array_like, shape (N,)
-        Per-question differences candidate - baseline, N >= 2.
+        Per-question differences candidate - baseline in [-1, 1], N >= 2.
     margin : float, default 0.0
         Tolerated drop, in (-1, 1).
     alpha : float, default 0.05
+    n_resamples : int, default 9999
+        Random sign patterns of the sign-flip test beyond its exact range.
+    rng : int or numpy.random.Generator, default 0
+        Order of the questions for the betting test and interval; the Monte Carlo sign flips.
 
     Returns
     -------
     dict
         ``questions``, ``change`` (mean of d), ``se_change`` (ddof-1 SE), ``t_change`` (``(change
-        + margin) / se``; -inf / +inf / NaN when the differences do not vary), ``df`` (N - 1),
+        + margin) / se``; NaN when the differences do not vary), ``df`` (N - 1),
         ``p_value_regression`` (lower tail), ``change_low``, ``change_high`` (two-sided ``1 - 2
-        alpha`` t interval).
+        alpha`` t interval, or the betting interval), ``test`` (``"t"``, ``"sign"``,
+        ``"sign-flip"``, ``"betting"``), ``discordant`` (questions with a nonzero difference).
 
     Examples
     --------
@@ -115,24 +181,39 @@ def paired_regression_test(d, *, margin: float = 0.0, alpha: float = 0.05) -> di
     >>> ref = stats.ttest_1samp(d + 0.01, 0.0, alternative="less")
     >>> bool(np.isclose(r["p_value_regression"], ref.pvalue)), bool(np.isclose(r["t_change"], ref.statistic))
     (True, True)
+    >>> r = paired_regression_test([-1.0, -1.0])  # two questions the candidate loses
+    >>> r["test"], r["p_value_regression"], bool(r["change_high"] > 0.9)
+    ('sign', 0.25, True)
     """
     d = np.asarray(d, dtype=float)
     n = d.size
     if n < 2:
-        raise ValueError(f"the paired t test needs at least 2 questions, got {n}")
+        raise ValueError(f"the paired test needs at least 2 questions, got {n}")
     change = float(d.mean())
     var = float(d.var(ddof=1))
     se = float(np.sqrt(var / n))
     df = float(n - 1)
     shifted = change + margin
-    if var <= _ZERO_VAR:  # every question differs by the same amount
-        se = 0.0
-        t = np.nan if abs(shifted) <= 1e-12 else np.copysign(np.inf, shifted)
-        p = np.nan if np.isnan(t) else float(t > 0)
-    else:
+    discordant = int(np.count_nonzero(d))
+    if not _exact_needed(d):
         t = shifted / se
         p = float(special.stdtr(df, t))
-    half = float(_t_quantile(1.0 - alpha, df)) * se
+        half = float(_t_quantile(1.0 - alpha, df)) * se
+        low, high, test = change - half, change + half, "t"
+    else:
+        t = shifted / se if var > _ZERO_VAR else np.nan
+        if margin == 0.0:
+            from bayesnoise.frequentist.exact_paired import sign_flip_test
+
+            res = sign_flip_test(d, alternative="less", n_resamples=n_resamples, rng=rng)
+            p, test = float(res["p_value"]), str(res["test"])
+        else:
+            from .sequential import always_valid_pvalues
+
+            order = np.random.default_rng(rng).permutation(d)
+            p = float(always_valid_pvalues(order, null=-margin, alternative="less")[0][-1])
+            test = "betting"
+        low, high = betting_interval(d, alpha=alpha, null=-margin, rng=rng)
     return {
         "questions": n,
         "change": change,
@@ -140,13 +221,15 @@ def paired_regression_test(d, *, margin: float = 0.0, alpha: float = 0.05) -> di
         "t_change": float(t),
         "df": df,
         "p_value_regression": p,
-        "change_low": change - half,
-        "change_high": change + half,
+        "change_low": low,
+        "change_high": high,
+        "test": test,
+        "discordant": discordant,
     }
 
 
 def bayes_regression_test(
-    d, *, margin: float = 0.0, alpha: float = 0.05, draws: int = 4000, random_seed=0
+    d, *, margin: float = 0.0, alpha: float = 0.05, n_resamples: int = 4000, rng=0
 ) -> dict:
     """Posterior probability of a regression beyond ``margin``: Dirichlet-process posterior.
 
@@ -167,7 +250,7 @@ def bayes_regression_test(
     >>> import numpy as np
     >>> from bayesnoise.conjugate import paired_population_posterior
     >>> d = np.random.default_rng(0).choice([-1.0, 0.0, 1.0], p=[0.2, 0.7, 0.1], size=300)
-    >>> r = bayes_regression_test(d, draws=2000)
+    >>> r = bayes_regression_test(d, n_resamples=2000)
     >>> ref = paired_population_posterior(d, draws=2000)["prob_a_better"]
     >>> bool(np.isclose(r["prob_no_regression"], ref))
     True
@@ -177,9 +260,9 @@ def bayes_regression_test(
 
     d = np.asarray(d, dtype=float)
     n = d.size
-    rng = np.random.default_rng(random_seed)
+    rng = np.random.default_rng(rng)
     atom = float(end_atom((d * d).sum(), (d**4).sum()))
-    wts, ends = dirichlet_weights(rng, (1, int(draws)), n, PRIOR_MASS)
+    wts, ends = dirichlet_weights(rng, (1, int(n_resamples)), n, PRIOR_MASS)
     wts, ends = wts[0], ends[0]
     delta = (wts @ d + (ends[:, 1] - ends[:, 0]) * atom) / (wts.sum(-1) + ends.sum(-1))
     low, high = np.quantile(delta, [alpha, 1.0 - alpha])
@@ -199,8 +282,22 @@ def _p_no_regression(delta, margin) -> float:
     return float((delta > -margin).mean() + 0.5 * (delta == -margin).mean())
 
 
-def combine_tests(rows: list[dict], *, margin: float = 0.0, alpha: float = 0.05) -> dict:
+def combine_tests(
+    rows: list[dict],
+    *,
+    margin: float = 0.0,
+    alpha: float = 0.05,
+    differences=None,
+    n_resamples: int = 9999,
+    rng=0,
+) -> dict:
     """The combined test of the mean difference over benchmarks (module docs).
+
+    With ``differences`` (the per-question arrays) and fewer than ``SMALL_DISCORDANT``
+    questions that differ in all, or none that vary: with ``margin = 0`` the exact sign-flip
+    test of ``sum_b mean(d_b)`` (the differences weighted by ``1 / N_b``; exchangeability on
+    each question makes every sign pattern equally likely), no interval (NaN); with a margin
+    no exact test is available and the combined row does not flag (p = 1, test ``"none"``).
 
     Examples
     --------
@@ -220,9 +317,33 @@ def combine_tests(rows: list[dict], *, margin: float = 0.0, alpha: float = 0.05)
     mean = float(change.mean())
     se_mean = float(np.sqrt(total_var)) / b
     shifted = mean + margin
-    if total_var <= _ZERO_VAR:
-        t = np.nan if abs(shifted) <= 1e-12 else float(np.copysign(np.inf, shifted))
-        p, df_c, se_mean = (np.nan if np.isnan(t) else float(t > 0)), float(df.sum()), 0.0
+    if differences is not None:
+        nonzero = sum(int(np.count_nonzero(d)) for d in differences)
+        exact = total_var <= _ZERO_VAR or nonzero < SMALL_DISCORDANT
+    else:
+        exact = total_var <= _ZERO_VAR
+    if exact:
+        t = shifted / se_mean if total_var > _ZERO_VAR else np.nan
+        df_c = float(df.sum())
+        if differences is None or margin != 0.0:
+            p, test = 1.0, "none"
+        else:
+            from bayesnoise.frequentist.exact_paired import sign_flip_test
+
+            weighted = np.concatenate([np.asarray(d, float) / np.size(d) for d in differences])
+            res = sign_flip_test(weighted, n_resamples=n_resamples, rng=rng)
+            p, test = float(res["p_value"]), "sign-flip"
+        return {
+            "questions": int(sum(r["questions"] for r in rows)),
+            "change": mean,
+            "se_change": se_mean,
+            "t_change": float(t),
+            "df": df_c,
+            "p_value_regression": p,
+            "change_low": np.nan,
+            "change_high": np.nan,
+            "test": test,
+        }
     else:
         df_c = total_var**2 / float((se**4 / df).sum())
         t = shifted / se_mean
@@ -237,6 +358,7 @@ def combine_tests(rows: list[dict], *, margin: float = 0.0, alpha: float = 0.05)
         "p_value_regression": p,
         "change_low": mean - half,
         "change_high": mean + half,
+        "test": "t",
     }
 
 
@@ -256,12 +378,25 @@ def _outcome(low, regression, margin) -> str:
     return "no regression shown"
 
 
-def _line(change, low, high, level, evidence, outcome) -> str:
-    if change < 0:
-        text = f"candidate is worse than baseline by {-change:.3f} [{-high:.3f}, {-low:.3f}]"
+def _line(change, low, high, level, evidence, outcome, *, all_zero=False, questions=0) -> str:
+    if np.isnan(low) or np.isnan(high):
+        interval = "no interval from so few differences"
+    elif change < 0:
+        interval = f"[{-high:.3f}, {-low:.3f}] ({level:.0%} interval)"
     else:
-        text = f"candidate is better than baseline by {change:.3f} [{low:.3f}, {high:.3f}]"
-    return f"{text} ({level:.0%} interval), {evidence}: {outcome}"
+        interval = f"[{low:.3f}, {high:.3f}] ({level:.0%} interval)"
+    if all_zero:
+        text = (
+            f"no difference observed: candidate and baseline score the same on all "
+            f"{questions} questions; difference {interval}"
+        )
+    elif change < 0:
+        text = f"candidate is worse than baseline by {-change:.3f} {interval}"
+    elif change > 0:
+        text = f"candidate is better than baseline by {change:.3f} {interval}"
+    else:
+        text = f"candidate and baseline are level on average: 0.000 {interval}"
+    return f"{text}, {evidence}: {outcome}"
 
 
 @dataclass
@@ -289,6 +424,9 @@ class GateResult:
     rows : pandas.DataFrame
         One row per benchmark (and ``combined``): the ``GATE_COLUMNS`` (freq) or
         ``GATE_COLUMNS_BAYES``.
+    test : str
+        The test that decided the top row (frequentist): ``"t"``, ``"sign"``,
+        ``"sign-flip"``, ``"betting"`` (module docs), ``"none"``; ``"posterior"`` for bayes.
     exit_status : int
         1 when a regression is shown, else 0 (the command line's exit status).
     """
@@ -307,7 +445,10 @@ class GateResult:
     baseline: str = "baseline"
     candidate: str = "candidate"
     alternative: str = "less"
+    test: str = "t"
     draws: np.ndarray | None = field(default=None, repr=False)
+    differences: np.ndarray | None = field(default=None, repr=False)
+    rng: int = 0
 
     @property
     def exit_status(self) -> int:
@@ -316,13 +457,21 @@ class GateResult:
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """Two-sided interval for candidate - baseline (the combined mean when several
         benchmarks); default level ``1 - 2 alpha``, whose upper end is the bound the gate
-        tests."""
+        tests. Where an exact test decided: the betting interval (:func:`betting_interval`),
+        or NaN for a combined test."""
         level = 1.0 - 2.0 * self.alpha if confidence_level is None else confidence_level
         level = check_confidence_level(level)
         tail = (1.0 - level) / 2.0
         if self.method == "bayes":
             low, high = np.quantile(self.draws, [tail, 1.0 - tail])
             return ConfidenceInterval(float(low), float(high))
+        if self.test != "t":
+            if self.differences is None:
+                return ConfidenceInterval(np.nan, np.nan)
+            low, high = betting_interval(
+                self.differences, alpha=tail, null=-self.margin, rng=self.rng
+            )
+            return ConfidenceInterval(low, high)
         half = float(_t_quantile(1.0 - tail, self.df)) * self.se
         return ConfidenceInterval(self.difference - half, self.difference + half)
 
@@ -349,6 +498,7 @@ class GateResult:
             "low": low,
             "high": high,
             "statistic": self.statistic,
+            "test": self.test,
             "df": self.df,
             "pvalue": self.pvalue,
             "regression": self.regression,
@@ -366,9 +516,9 @@ def gate(
     accuracies=None,
     margin: float = 0.0,
     alpha: float = 0.05,
-    method: str = "freq",
-    draws: int = 4000,
-    random_seed=0,
+    method: str = "frequentist",
+    n_resamples: int = 4000,
+    rng=0,
     baseline: str = "baseline",
     candidate: str = "candidate",
 ) -> GateResult:
@@ -387,10 +537,12 @@ def gate(
         Tolerated drop in accuracy (fraction), in (-1, 1).
     alpha : float, default 0.05
         Family-wise level of the one-sided tests.
-    method : {"freq", "bayes"}
-    draws : int, default 4000
-        Posterior draws (bayes).
-    random_seed : int, default 0
+    method : {"frequentist", "bayes"}
+    n_resamples : int, default 4000
+        Posterior draws (bayes); random sign patterns of a sign-flip test beyond its exact
+        range (frequentist).
+    rng : int or numpy.random.Generator, default 0
+        Benchmark i uses the seed ``rng + i`` (a generator: one seed drawn from it).
     baseline, candidate : str
         Names used in the verdict and the JSON.
 
@@ -424,18 +576,30 @@ def gate(
     names = [str(n) for n in names]
     if len(names) != len(arrays):
         raise ValueError(f"{len(arrays)} benchmarks but {len(names)} names")
+    if isinstance(rng, np.random.Generator):
+        rng = int(rng.integers(2**31))
     rows = []
     for i, d in enumerate(arrays):
-        if method == "freq":
-            row = paired_regression_test(d, margin=margin, alpha=alpha)
+        if method == "frequentist":
+            row = paired_regression_test(
+                d, margin=margin, alpha=alpha, n_resamples=n_resamples, rng=rng + i
+            )
         else:
             row = bayes_regression_test(
-                d, margin=margin, alpha=alpha, draws=draws, random_seed=random_seed + i
+                d, margin=margin, alpha=alpha, n_resamples=n_resamples, rng=rng + i
             )
+        row["all_zero"] = not np.any(d)
         rows.append(row)
     if len(rows) > 1:
-        if method == "freq":
-            combined = combine_tests(rows, margin=margin, alpha=alpha)
+        if method == "frequentist":
+            combined = combine_tests(
+                rows,
+                margin=margin,
+                alpha=alpha,
+                differences=arrays,
+                n_resamples=n_resamples,
+                rng=rng + len(arrays),
+            )
         else:
             delta = np.mean([r["draws"] for r in rows], axis=0)
             low, high = np.quantile(delta, [alpha, 1.0 - alpha])
@@ -448,14 +612,18 @@ def gate(
                 "prob_no_regression": _p_no_regression(delta, margin),
                 "draws": delta,
             }
+        combined["all_zero"] = not any(np.any(d) for d in arrays)
         rows.append(combined)
         names = [*names, COMBINED]
-    return _result(rows, names, accuracies, margin, alpha, method, baseline, candidate)
+    result = _result(rows, names, accuracies, margin, alpha, method, baseline, candidate)
+    if len(arrays) == 1:
+        result.differences, result.rng = arrays[0], rng
+    return result
 
 
 def _result(rows, names, accuracies, margin, alpha, method, baseline, candidate):
-    p_key = "p_value_regression" if method == "freq" else "prob_no_regression"
-    suffix = "" if method == "freq" else "_bayes"
+    p_key = "p_value_regression" if method == "frequentist" else "prob_no_regression"
+    suffix = "" if method == "frequentist" else "_bayes"
     adjusted = adjust_pvalues([r[p_key] for r in rows], "holm")
     level = 1.0 - 2.0 * alpha
     lines = []
@@ -469,15 +637,26 @@ def _result(rows, names, accuracies, margin, alpha, method, baseline, candidate)
         row["regression"] = bool(adjusted[i] < alpha)
         low, high = row[f"change{suffix}_low"], row[f"change{suffix}_high"]
         row["verdict"] = _outcome(low, row["regression"], margin)
-        if method == "freq":
-            evidence = f"p = {_fmt_p(row[p_key])}"
+        if method == "frequentist":
+            test = row.get("test", "t")
+            named = "" if test == "t" else f"{test.replace(' (Monte Carlo)', '')} test "
+            evidence = f"{named}p = {_fmt_p(row[p_key])}"
         else:
             evidence = f"P(no regression) = {_fmt_p(row[p_key])}"
         if len(rows) > 1:
             evidence += f", Holm {_fmt_p(adjusted[i])}"
-        text = _line(row["change"], low, high, level, evidence, row["verdict"])
+        text = _line(
+            row["change"],
+            low,
+            high,
+            level,
+            evidence,
+            row["verdict"],
+            all_zero=row.get("all_zero", False),
+            questions=row["questions"],
+        )
         lines.append(text if len(rows) == 1 else f"{name}: {text}")
-    columns = GATE_COLUMNS if method == "freq" else GATE_COLUMNS_BAYES
+    columns = GATE_COLUMNS if method == "frequentist" else GATE_COLUMNS_BAYES
     table = pd.DataFrame([{c: r[c] for c in columns} for r in rows], columns=columns)
     top = rows[-1]
     regression = bool(table["regression"].any())
@@ -486,17 +665,17 @@ def _result(rows, names, accuracies, margin, alpha, method, baseline, candidate)
         family = f"Holm over {len(rows) - 1} benchmarks and the combined test"
         head = f"regression on {', '.join(flagged)}" if flagged else "no regression shown"
         lines.append(f"{head} ({family}, alpha {alpha:g})")
-    if method == "freq":
+    if method == "frequentist":
         stat, pvalue, df, se = (
             top["t_change"],
             top["p_value_regression"],
             top["df"],
             top["se_change"],
         )
-        draws = None
+        draws, test = None, str(top.get("test", "t"))
     else:
         stat, pvalue, df, se = top["change_bayes"], top[p_key], np.nan, np.nan
-        draws = top["draws"]
+        draws, test = top["draws"], "posterior"
     return GateResult(
         statistic=float(stat),
         pvalue=float(pvalue),
@@ -511,5 +690,6 @@ def _result(rows, names, accuracies, margin, alpha, method, baseline, candidate)
         rows=table,
         baseline=str(baseline),
         candidate=str(candidate),
+        test=test,
         draws=draws,
     )

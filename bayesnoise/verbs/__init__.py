@@ -18,7 +18,7 @@ from .gate import check
 from .outputs import columns, reference, report
 from .plan import plan
 from .quality import leaderboard, questions
-from .sequential import sequential
+from .sequential import monitor
 from .signal import signal
 from .tables import arena, compare, noise, pairs, posterior
 
@@ -31,6 +31,7 @@ __all__ = [
     "coverage",
     "decision_accuracy",
     "leaderboard",
+    "monitor",
     "noise",
     "pairs",
     "passk",
@@ -42,7 +43,6 @@ __all__ = [
     "ranks",
     "reference",
     "report",
-    "sequential",
     "signal",
     "tidy",
 ]

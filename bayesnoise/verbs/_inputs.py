@@ -29,13 +29,99 @@ READ_OPTIONS = {
     "samples_per_question": None,
     "intersect": False,
     "factors": None,
+    "threshold": None,
+    "success": "above",
 }
 
 _COLUMN_ROLES = ("model", "question", "score", "sample", "count", "benchmark", "cluster")
 
 
-def check_read_options(read: dict) -> dict:
-    """``read`` with defaults filled in; an unknown option is a :class:`TypeError`."""
+#: Old keyword -> its one spelling (docs/concepts/one-language.md); an old keyword is a
+#: :class:`TypeError` naming the new one, never a silent alias. A verb that keeps one of these
+#: names with its own meaning (``posterior``'s MCMC ``draws``, ``passk``'s ``k``) takes it as a
+#: keyword, so it never reaches this table.
+RENAMED = {
+    "seed": "rng=",
+    "random_seed": "rng=",
+    "bootstrap": "n_resamples=",
+    "permutations": "n_resamples= (with resampling='permutation')",
+    "replicates": "n_resamples=",
+    "draws": "n_resamples=",
+    "n_boot": "n_resamples=",
+    "n_bootstrap": "n_resamples=",
+    "n_permutations": "n_resamples=",
+    "quiet": "progress= (quiet=True is progress=False)",
+    "progressbar": "progress=",
+    "pairs": "by= (pairs=True is by='pair')",
+    "model_a": "candidate= (the difference is candidate - baseline; model_b is baseline=)",
+    "model_b": "baseline= (the difference is candidate - baseline; model_a is candidate=)",
+    "baseline_model": "baseline=",
+    "candidate_model": "candidate=",
+    "level": "confidence_level=",
+    "one_sided": "alternative= ('greater' or 'less')",
+}
+
+#: Old option values -> new, per keyword: an old value is a :class:`ValueError` naming the new.
+RENAMED_VALUES = {
+    "method": {"conjugate": "bayes", "freq": "frequentist"},
+    "alternative": {"one-sided": "greater' or 'less"},
+}
+
+
+def reject_renamed(verb: str | None, given, extra: dict | None = None) -> None:
+    """A :class:`TypeError` for the first keyword of ``given`` that is an old spelling
+    (:data:`RENAMED`, or a verb's own ``extra`` renames)."""
+    renamed = {**RENAMED, **(extra or {})}
+    where = f"{verb}(): " if verb else ""
+    for name in given:
+        if name in renamed:
+            raise TypeError(f"{where}`{name}=` is now `{renamed[name]}`")
+
+
+def check_value(verb: str, name: str, value, choices) -> None:
+    """A :class:`ValueError` unless ``value`` is one of ``choices``; an old value names the new."""
+    if value in choices:
+        return
+    new = RENAMED_VALUES.get(name, {}).get(value) if isinstance(value, str) else None
+    if new is not None:
+        raise ValueError(f"{verb}(): {name}={value!r} is now {name}='{new}'")
+    raise ValueError(
+        f"{verb}(): {name} must be one of {', '.join(map(repr, choices))}, got {value!r}"
+    )
+
+
+def as_seed(rng):
+    """``rng`` (an int seed, None or a :class:`numpy.random.Generator`, SPEC 7) as what the
+    lower functions take: an int stays as it is (the same numbers as the seed it is), a
+    Generator gives one draw of a seed, so a script's one generator drives every verb."""
+    if isinstance(rng, np.random.Generator):
+        return int(rng.integers(2**63 - 1))
+    if rng is None or isinstance(rng, int | np.integer):
+        return None if rng is None else int(rng)
+    raise TypeError(f"rng must be an int seed or a numpy.random.Generator, got {rng!r}")
+
+
+def interval_level(verb: str, confidence_level, what: str = "intervals") -> float:
+    """``confidence_level`` checked to be a level, for a verb whose output is its intervals
+    (``None`` would mean no interval columns, which such a verb cannot give)."""
+    if confidence_level is None:
+        raise ValueError(f"{verb}(): confidence_level=None means no intervals; {what} need one")
+    if not 0 < float(confidence_level) < 1:
+        raise ValueError(f"{verb}(): confidence_level must be in (0, 1), got {confidence_level}")
+    return float(confidence_level)
+
+
+def drop_intervals(df, confidence_level):
+    """``df`` without its ``*_low`` / ``*_high`` columns when ``confidence_level`` is None."""
+    if confidence_level is not None:
+        return df
+    return df[[c for c in df.columns if not c.endswith(("_low", "_high"))]]
+
+
+def check_read_options(read: dict, verb: str | None = None) -> dict:
+    """``read`` with defaults filled in; an unknown option is a :class:`TypeError` (an old
+    spelling names its new one)."""
+    reject_renamed(verb, read)
     unknown = sorted(set(read) - set(READ_OPTIONS))
     if unknown:
         raise TypeError(
@@ -72,8 +158,11 @@ def dataset(data, *, progress: bool = True, factors_ok: bool = False, **read):
     }
     if isinstance(data, np.ndarray):
         data = _array_scores(data)
+    per_sample = opts["threshold"] is not None and isinstance(data, xr.DataArray)
+    if per_sample:  # per-sample scores: threshold each sample before any summing
+        data = _threshold_array(data, opts["threshold"], opts["success"])
     if isinstance(data, xr.Dataset):
-        skip = ("benchmark", "models", "intersect", "factors")
+        skip = ("benchmark", "models", "intersect", "factors", "threshold", "success")
         given = [k for k, v in opts.items() if v and k not in skip]
         if given:
             raise DataError(
@@ -106,7 +195,33 @@ def dataset(data, *, progress: bool = True, factors_ok: bool = False, **read):
         from bayesnoise.data import complete
 
         ds = complete(ds, on_missing="intersect")
+    return _thresholded(ds, opts["threshold"], opts["success"], per_sample)
+
+
+def _thresholded(ds, threshold, success, done: bool):
+    """A graded score becomes success / failure (``threshold=``, ``success=``); ``done``: the
+    per-sample scores were thresholded before loading."""
+    from bayesnoise.data import threshold_dataset, threshold_note
+
+    if threshold is None:
+        if success != "above":
+            raise DataError(
+                "success= (--success) says which side of threshold= is a success; give a "
+                "threshold"
+            )
+        return ds
+    if not done:
+        return threshold_dataset(ds, threshold, success)
+    t = float(threshold)
+    ds.attrs.update(threshold=t, success=success, threshold_note=threshold_note(t, success))
     return ds
+
+
+def _threshold_array(a, threshold, success):
+    """A DataArray of per-sample scores with each score thresholded (before any summing)."""
+    from bayesnoise.data import threshold_samples
+
+    return a.copy(data=threshold_samples(a.values, threshold, success, source="score array"))
 
 
 def _check_factors(ds, factors, factors_ok: bool) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._inputs import dataset, fill_docs
+from ._inputs import as_seed, dataset, fill_docs, interval_level
 from ._result import to_result
 
 __all__ = ["coverage"]
@@ -13,8 +13,8 @@ POPULATIONS = ("fitted", "two-point", "empirical")
 def coverage(
     data,
     *,
-    replicates=200,
-    seed=0,
+    n_resamples=200,
+    rng=0,
     confidence_level=0.95,
     populations=POPULATIONS,
     max_pair_models=12,
@@ -23,7 +23,7 @@ def coverage(
 ):
     """How often each printed interval holds on simulated benchmarks like this one.
 
-    Simulates ``replicates`` evals with the file's models, N and K per model and question
+    Simulates ``n_resamples`` evals with the file's models, N and K per model and question
     from three question populations -- ``fitted`` (each model's fitted Beta), ``two-point``
     (easy and hard questions, matched to each model's accuracy and data variance) and
     ``empirical`` (the observed per-question scores, resampled) -- runs the package's
@@ -35,16 +35,20 @@ def coverage(
     Parameters
     ----------
     {input}
-    replicates : int, default 200
+    n_resamples : int, default 200
         Simulated evals per population (the Monte Carlo SE of a coverage near 0.95 is about
-        sqrt(0.95 * 0.05 / replicates) or less).
-    seed : int, default 0
+        sqrt(0.95 * 0.05 / n_resamples) or less).
+    rng : int or numpy.random.Generator, default 0
+        Seed (or generator) of the simulation.
     confidence_level : float, default 0.95
+        Nominal level of the intervals checked (a level is needed: None is an error).
     populations : sequence of str, default ("fitted", "two-point", "empirical")
+        The question populations to simulate.
     max_pair_models : int or None, default 12
         Check the pair intervals on the pairs of at most this many models, spread over the
         accuracy ranking (None: all pairs; the cost grows with their number).
     progress : bool, default True
+        Progress display on standard error.
 
     Returns
     -------
@@ -58,21 +62,22 @@ def coverage(
     Examples
     --------
     >>> import bayesnoise as bn
-    >>> r = bn.coverage("examples/data/cruxeval_output_temp0.8.csv.gz", replicates=10,
+    >>> r = bn.coverage("examples/data/cruxeval_output_temp0.8.csv.gz", n_resamples=10,
     ...                 populations=("fitted",), progress=False)
     >>> r.sizes["row"], str(r["interval"].values[0]), str(r["population"].values[0])
     (8, 'accuracy', 'fitted')
     """
     from bayesnoise.decide.selfcheck import coverage_table
 
+    level = interval_level("coverage", confidence_level, "the intervals checked")
     ds = dataset(data, progress=progress, **read)
     df = coverage_table(
         ds,
-        replicates=replicates,
-        confidence_level=confidence_level,
+        replicates=n_resamples,
+        confidence_level=level,
         populations=tuple(populations),
         max_pair_models=max_pair_models,
-        random_seed=seed,
+        random_seed=as_seed(rng),
         progress=progress,
     )
     return to_result(df, "row").set_coords(["interval", "population"])

@@ -11,7 +11,14 @@ import pandas as pd
 from bayesnoise.data import MODEL, DataError
 
 from ._frames import has_question_column, model_column, numeric_scores, peek_columns, read_table
-from ._inputs import _model_list, check_read_options, dataset, fill_docs
+from ._inputs import (
+    _model_list,
+    as_seed,
+    check_read_options,
+    dataset,
+    drop_intervals,
+    fill_docs,
+)
 from ._result import to_result
 
 __all__ = ["decision_accuracy"]
@@ -21,9 +28,9 @@ def decision_accuracy(
     small,
     target,
     *,
-    bootstrap=1000,
+    n_resamples=1000,
     confidence_level=0.95,
-    seed=0,
+    rng=0,
     progress=True,
     **read,
 ):
@@ -44,12 +51,15 @@ def decision_accuracy(
         per model: a table without a question column (``model`` and a score column: ``score``,
         ``primary_score``, ``accuracy``, ``pass1``, ``correct`` or ``score_col``), a dict or a
         Series indexed by model.
-    bootstrap : int, default 1000
+    n_resamples : int, default 1000
         Replicates of the bootstrap over models (interval) and of the bootstrap over questions
         of each side with per-question results (expected value).
-    confidence_level : float, default 0.95
-    seed : int, default 0
+    confidence_level : float or None, default 0.95
+        Level of ``decision_accuracy_low/high``; None: no interval columns.
+    rng : int or numpy.random.Generator, default 0
+        Seed (or generator) of the bootstraps.
     progress : bool, default True
+        Progress display on standard error while reading.
     {input}
 
     Returns
@@ -74,13 +84,13 @@ def decision_accuracy(
     >>> import bayesnoise as bn
     >>> small = {"a": 0.31, "b": 0.35, "c": 0.40, "d": 0.38}
     >>> target = {"a": 0.52, "b": 0.55, "c": 0.61, "d": 0.63}
-    >>> r = bn.decision_accuracy(small, target, bootstrap=200)
+    >>> r = bn.decision_accuracy(small, target, n_resamples=200)
     >>> round(float(r["decision_accuracy"][0]), 4), int(r["model_pairs"][0])
     (0.8333, 6)
     """
     from bayesnoise.frequentist.decision import decision_table
 
-    opts = check_read_options(read)
+    opts = check_read_options(read, "decision_accuracy")
     s, p_small, name_small = _side(small, "small", opts, progress)
     t, p_target, name_target = _side(target, "target", opts, progress)
     only_small = sorted(set(s.index) - set(t.index))
@@ -117,12 +127,12 @@ def decision_accuracy(
         t.loc[names].to_numpy(),
         small_p=None if p_small is None else p_small.loc[names].to_numpy(),
         target_p=None if p_target is None else p_target.loc[names].to_numpy(),
-        n_bootstrap=bootstrap,
+        n_bootstrap=n_resamples,
         confidence_level=0.95 if confidence_level is None else confidence_level,
-        random_seed=seed,
+        random_seed=as_seed(rng),
     )
     table.attrs.update(small=name_small, target=name_target)
-    return to_result(table, "row")
+    return to_result(drop_intervals(table, confidence_level), "row")
 
 
 fill_docs(decision_accuracy)

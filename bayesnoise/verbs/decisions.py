@@ -5,19 +5,30 @@ from __future__ import annotations
 
 from bayesnoise.data import DataError
 
-from ._inputs import dataset, fill_docs, select_pair
+from ._inputs import (
+    as_seed,
+    check_value,
+    dataset,
+    drop_intervals,
+    fill_docs,
+    reject_renamed,
+    select_pair,
+)
 from ._result import to_result
 
 __all__ = ["passk", "power", "ranks"]
+
+#: ``ranks``' ``model=``: how the models' accuracies are modelled.
+RANK_MODELS = ("hierarchical", "bootstrap", "bayes")
 
 
 def ranks(
     data,
     *,
-    method="hierarchical",
-    draws=4000,
+    model="hierarchical",
+    n_resamples=4000,
     confidence_level=0.95,
-    seed=0,
+    rng=0,
     progress=True,
     **read,
 ):
@@ -26,13 +37,19 @@ def ranks(
     Parameters
     ----------
     {input}
-    method : {{"hierarchical", "bootstrap", "bayes"}}, default "hierarchical"
-        Normal hierarchy over the models (shrinks the leader's luck; calibrated P(best)), the
-        paired bootstrap over questions, or the conjugate posterior on these questions.
-    draws : int, default 4000
-    confidence_level : float, default 0.95
-        Level of the rank interval and of the top group.
-    seed : int, default 0
+    model : {{"hierarchical", "bootstrap", "bayes"}}, default "hierarchical"
+        How the accuracies are modelled: a normal hierarchy over the models (shrinks the
+        leader's luck; calibrated P(best)), the paired bootstrap over questions, or the
+        conjugate posterior on these questions.
+    n_resamples : int, default 4000
+        Monte Carlo draws (posterior draws or bootstrap replicates) behind every column.
+    confidence_level : float or None, default 0.95
+        Level of the rank interval and of the top group; None: no ``rank_low/high``,
+        ``in_top_group`` or ``group``.
+    rng : int or numpy.random.Generator, default 0
+        Seed (or generator) of the draws.
+    progress : bool, default True
+        Progress display on standard error while reading.
 
     Returns
     -------
@@ -49,15 +66,19 @@ def ranks(
     """
     from bayesnoise import decide
 
+    reject_renamed("ranks", read, {"method": "model= (values hierarchical, bootstrap, bayes)"})
+    check_value("ranks", "model", model, RANK_MODELS)
     ds = dataset(data, progress=progress, **read)
     df = decide.rank_table(
         ds,
-        method=method,
-        draws=draws,
+        method=model,
+        draws=n_resamples,
         confidence_level=0.95 if confidence_level is None else confidence_level,
-        random_seed=seed,
+        random_seed=as_seed(rng),
         on_missing="raise",
     )
+    if confidence_level is None:  # level-derived columns: the interval and the top group
+        df = drop_intervals(df, None).drop(columns=["in_top_group", "group"], errors="ignore")
     return to_result(df, "model")
 
 
@@ -65,8 +86,8 @@ def power(
     data,
     *,
     difference=None,
-    n=None,
-    k=None,
+    planned_questions=None,
+    planned_samples_per_question=None,
     alpha=0.05,
     power=0.8,
     pair=None,
@@ -80,13 +101,18 @@ def power(
     {input}
     difference : float, optional
         True difference to detect (0.02 = 2 points): adds the questions and samples needed.
-    n, k : int, optional
-        Questions and samples per question of the planned eval (default: the file's).
+    planned_questions, planned_samples_per_question : int, optional
+        Questions and samples per question of the planned eval (default: the file's; the
+        output columns of the same names). ``samples_per_question`` is the input option of
+        Eval-Arena pass1 tables, not the plan.
     alpha : float, default 0.05
-        Two-sided level.
+        Two-sided level of the test.
     power : float, default 0.8
+        Power at ``difference``.
     pair : (str, str), optional
         Only the pair A - B.
+    progress : bool, default True
+        Progress display on standard error while reading.
 
     Returns
     -------
@@ -102,10 +128,12 @@ def power(
     """
     from bayesnoise import frequentist
 
+    reject_renamed("power", read, {"n": "planned_questions=", "k": "planned_samples_per_question="})
     ds = dataset(data, progress=progress, **read)
     if pair:
         ds = select_pair(ds, pair)
-    opts = {"difference": difference, "n": n, "k": k, "alpha": alpha, "power": power}
+    opts = {"difference": difference, "alpha": alpha, "power": power}
+    opts |= {"n": planned_questions, "k": planned_samples_per_question}
     df = frequentist.power_table(ds, on_missing="raise", **opts)
     needed = [c for c in frequentist.NEEDED_COLUMNS if c in df.columns]
     shown = df[frequentist.POWER_COLUMNS + needed]
@@ -119,10 +147,10 @@ def passk(
     data,
     *,
     k,
-    pairs=False,
+    by="model",
     method="frequentist",
     confidence_level=None,
-    seed=0,
+    rng=0,
     progress=True,
     **read,
 ):
@@ -133,14 +161,18 @@ def passk(
     {input}
     k : int
         k of pass@k (at most the samples per question).
-    pairs : bool, default False
-        All pairs: difference, its SE and the paired t test (frequentist only).
-    method : {{"frequentist", "conjugate"}}, default "frequentist"
+    by : {{"model", "pair"}}, default "model"
+        One row per model, or every pair: difference, its SE and the paired t test
+        (frequentist only).
+    method : {{"frequentist", "bayes"}}, default "frequentist"
         The unbiased estimator with its SE across questions, or the Beta-Binomial posterior
         for these questions and the population.
     confidence_level : float, optional
-        Add interval columns (conjugate: default 0.95).
-    seed : int, default 0
+        Add interval columns at this level (None: none, with either method).
+    rng : int or numpy.random.Generator, default 0
+        Seed (or generator) of the posterior draws (bayes).
+    progress : bool, default True
+        Progress display on standard error while reading.
 
     Returns
     -------
@@ -156,14 +188,18 @@ def passk(
     """
     from bayesnoise import conjugate, frequentist
 
+    check_value("passk", "by", by, ("model", "pair"))
+    check_value("passk", "method", method, ("frequentist", "bayes"))
     ds = dataset(data, progress=progress, **read)
-    if method == "conjugate":
-        if pairs:
+    if method == "bayes":
+        if by == "pair":
             raise DataError("passk pairs are frequentist; use method='frequentist'")
         level = 0.95 if confidence_level is None else confidence_level
-        df = conjugate.posterior_passk_table(ds, k, confidence_level=level, random_seed=seed)
-        return to_result(df, "model")
-    if pairs:
+        df = conjugate.posterior_passk_table(
+            ds, k, confidence_level=level, random_seed=as_seed(rng)
+        )
+        return to_result(drop_intervals(df, confidence_level), "model")
+    if by == "pair":
         df = frequentist.passk_pairs(ds, k, on_missing="raise", confidence_level=confidence_level)
         return to_result(df, "pair")
     return to_result(frequentist.passk_table(ds, k, confidence_level=confidence_level), "model")

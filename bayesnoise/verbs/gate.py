@@ -12,7 +12,14 @@ import pandas as pd
 
 from bayesnoise.data import MODEL, QUESTION, DataError, attr
 
-from ._inputs import READ_OPTIONS, check_read_options, dataset, fill_docs, source_name
+from ._inputs import (
+    as_seed,
+    check_read_options,
+    check_value,
+    dataset,
+    fill_docs,
+    source_name,
+)
 
 __all__ = ["check"]
 
@@ -83,7 +90,7 @@ def _model_scores(ds, model, role):
             flag = "--baseline" if role == "baseline" else "--candidate"
             raise DataError(
                 f"{source}: holds {len(models)} models ({', '.join(models[:8])}); name the "
-                f"{role} with {role}_model= (CLI: {flag} MODEL)"
+                f"{role} with {role}= (CLI: {flag} MODEL)"
             )
         model = models[0]
     if str(model) not in models:
@@ -134,16 +141,15 @@ def _load_each(source, names, model_b, model_c, progress, read, pair_source=None
 
 
 def check(
-    baseline,
-    candidate=None,
+    data,
     *,
-    baseline_model=None,
-    candidate_model=None,
+    baseline=None,
+    candidate=None,
     margin=0.0,
     alpha=0.05,
-    method="freq",
-    draws=4000,
-    seed=0,
+    method="frequentist",
+    n_resamples=4000,
+    rng=0,
     progress=True,
     **read,
 ):
@@ -158,26 +164,29 @@ def check(
 
     Parameters
     ----------
-    baseline : path, dataset, DataFrame, or a list of them
-        The baseline's results; with ``candidate=None`` the one source holding both models
-        (``baseline_model`` and ``candidate_model`` name them). A list: one benchmark per
-        item.
-    candidate : same, optional
-        The candidate's results (a list pairs with the baseline list item by item).
-    baseline_model, candidate_model : str, optional
-        Model names; needed where a source holds several models.
+    data : path, dataset, DataFrame, or a list of them
+        One source holding both models (``baseline`` and ``candidate`` name them); or two,
+        the baseline's results then the candidate's (paired on the questions both answered;
+        when both models are named and the first source holds both, each source is one
+        benchmark instead); or three or more sources holding both models, one benchmark
+        each.
+    baseline, candidate : str, optional
+        The two models; needed where a source holds several models. The difference is
+        candidate - baseline.
     margin : float, default 0.0
         Tolerated drop, a fraction in (-1, 1) (0.01 = one point): only a drop beyond it is a
         regression; a candidate shown to stay within it is *non-inferior*.
     alpha : float, default 0.05
         Family-wise level of the one-sided question "is the candidate worse?".
-    method : {"freq", "bayes"}, default "freq"
+    method : {"frequentist", "bayes"}, default "frequentist"
         The paired t test, or the Dirichlet-process posterior (regression when
         P(drop > margin) >= 1 - alpha).
-    draws : int, default 4000
-        Posterior draws (bayes).
-    seed : int, default 0
+    n_resamples : int, default 4000
+        Monte Carlo draws of the posterior (bayes).
+    rng : int or numpy.random.Generator, default 0
+        Seed (or generator) of the posterior draws.
     progress : bool, default True
+        Progress display on standard error while reading.
     {read}
 
     Returns
@@ -194,43 +203,76 @@ def check(
     --------
     >>> import bayesnoise as bn
     >>> f = "examples/data/cruxeval_output_temp0.8.csv.gz"
-    >>> res = bn.check(f, baseline_model="phind", candidate_model="codellama-13b")
+    >>> res = bn.check(f, baseline="phind", candidate="codellama-13b")
     >>> res.regression, res.exit_status
     (True, 1)
     >>> print(res.verdict)
     candidate is worse than baseline by 0.028 [0.011, 0.045] (90% interval), p = 0.003: regression
     """
-    from bayesnoise.decide.gate import METHODS, gate
+    from bayesnoise.decide.gate import METHODS
 
     margin, alpha = _check_margin(margin), _check_alpha(alpha)
-    if method not in METHODS:
-        raise DataError(f"method must be 'freq' or 'bayes', got {method!r}")
-    read = check_read_options(read)
-    if candidate is None:
-        if baseline_model is None or candidate_model is None:
-            raise DataError(
-                "one source: name both models with baseline_model= and candidate_model= "
-                "(CLI: --baseline MODEL --candidate MODEL), or give two sources"
+    check_value("check", "method", method, METHODS)
+    read = check_read_options(read, "check")
+    files = list(data) if isinstance(data, list | tuple) else [data]
+    named = baseline is not None and candidate is not None
+    if len(files) == 2:
+        holds_both = False
+        if named:
+            first = _benchmark_names(files[0], read)[0]
+            ds = dataset(files[0], progress=progress, **{**read, "benchmark": first})
+            holds_both = {str(baseline), str(candidate)} <= {str(m) for m in ds[MODEL].values}
+        if not holds_both:
+            return _check(
+                [(files[0], files[1])],
+                baseline,
+                candidate,
+                margin,
+                alpha,
+                method,
+                n_resamples,
+                as_seed(rng),
+                progress,
+                read,
             )
-        if str(baseline_model) == str(candidate_model):
-            raise DataError(f"baseline and candidate are the same model ({baseline_model!r})")
-        sources = list(baseline) if isinstance(baseline, list | tuple) else [baseline]
-        pairs = [(s, None) for s in sources]
-    else:
-        base = list(baseline) if isinstance(baseline, list | tuple) else [baseline]
-        cand = list(candidate) if isinstance(candidate, list | tuple) else [candidate]
-        if len(base) != len(cand):
-            raise DataError(
-                f"{len(base)} baseline sources but {len(cand)} candidate sources; give one "
-                "candidate per baseline (they pair item by item, one benchmark each)"
-            )
-        pairs = list(zip(base, cand, strict=True))
+    elif len(files) > 2 and not named:
+        raise DataError(
+            f"{len(files)} sources: each is one benchmark holding both models; name them with "
+            "baseline= and candidate= (CLI: --baseline MODEL --candidate MODEL; two sources "
+            "without them are the baseline's and the candidate's)"
+        )
+    if not named:
+        raise DataError(
+            "one source: name both models with baseline= and candidate= "
+            "(CLI: --baseline MODEL --candidate MODEL), or give two sources"
+        )
+    if str(baseline) == str(candidate):
+        raise DataError(f"baseline and candidate are the same model ({baseline!r})")
+    pairs = [(s, None) for s in files]
+    return _check(
+        pairs,
+        baseline,
+        candidate,
+        margin,
+        alpha,
+        method,
+        n_resamples,
+        as_seed(rng),
+        progress,
+        read,
+    )
+
+
+def _check(pairs, baseline, candidate, margin, alpha, method, n_resamples, seed, progress, read):
+    """:func:`check` on ``pairs`` of (source, other source or None), one benchmark each."""
+    from bayesnoise.decide.gate import gate
+
     rows = []
     for source, other in pairs:
         names = _benchmark_names(source, read)
         if other is not None and names == [None]:
             names = _benchmark_names(other, read)
-        rows += _load_each(source, names, baseline_model, candidate_model, progress, read, other)
+        rows += _load_each(source, names, baseline, candidate, progress, read, other)
     labels = [r[0] for r in rows]
     if len(set(labels)) < len(labels):  # one benchmark name twice: say which source
         labels = [f"{r[0]} ({r[1][3]})" for r in rows]
@@ -240,7 +282,7 @@ def check(
         diffs.append(pc - pb)
         accuracies.append((float(pb.mean()), float(pc.mean())))
     b_name, c_name = rows[0][1][0], rows[0][2][0]
-    if candidate is not None and b_name == c_name:
+    if pairs[0][1] is not None and b_name == c_name:
         b_name, c_name = f"{b_name} ({rows[0][1][3]})", f"{c_name} ({rows[0][2][3]})"
     return gate(
         diffs,
@@ -249,49 +291,11 @@ def check(
         margin=margin,
         alpha=alpha,
         method=method,
-        draws=draws,
-        random_seed=seed,
+        n_resamples=n_resamples,
+        rng=seed,
         baseline=b_name,
         candidate=c_name,
     )
-
-
-def check_paths(files, *, baseline_model=None, candidate_model=None, progress=True, **kw):
-    """:func:`check` on the command line's FILE list.
-
-    One file: it holds both models (name them). Two files: baseline then candidate, unless
-    both models are named and the first file holds both (then each file is one benchmark).
-    Three or more: one benchmark each, both models named.
-
-    Examples
-    --------
-    >>> f = "examples/data/cruxeval_output_temp0.8.csv.gz"
-    >>> check_paths([f], baseline_model="phind", candidate_model="codellama-13b").regression
-    True
-    """
-    files = list(files)
-    named = baseline_model is not None and candidate_model is not None
-    opts = {"baseline_model": baseline_model, "candidate_model": candidate_model, **kw}
-    if len(files) == 2:
-        holds_both = False
-        if named:
-            read = check_read_options({k: v for k, v in kw.items() if k in READ_OPTIONS})
-            first = _benchmark_names(files[0], read)[0]
-            ds = dataset(files[0], progress=progress, **{**read, "benchmark": first})
-            models = {str(m) for m in ds[MODEL].values}
-            holds_both = {str(baseline_model), str(candidate_model)} <= models
-        if not holds_both:
-            return check(files[0], files[1], progress=progress, **opts)
-    elif len(files) > 2 and not named:
-        raise DataError(
-            f"{len(files)} files: each is one benchmark holding both models; name them with "
-            "--baseline MODEL --candidate MODEL (two files without them are baseline and "
-            "candidate)"
-        )
-    return check(files[0] if len(files) == 1 else files, progress=progress, **opts)
-
-
-# --- sequential --------------------------------------------------------------------------
 
 
 fill_docs(check)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bayesnoise.data import DataError
 
-from ._inputs import dataset, fill_docs
+from ._inputs import as_seed, dataset, fill_docs, interval_level
 from ._result import to_result
 
 __all__ = ["columns", "reference", "report"]
@@ -20,7 +20,7 @@ def report(
     title="bayesnoise report",
     models_dir=None,
     confidence_level=0.95,
-    seed=0,
+    rng=0,
     progress=True,
     **read,
 ):
@@ -33,10 +33,13 @@ def report(
     output : path
         The ``.html`` file to write.
     title : str, default "bayesnoise report"
+        The page's title.
     models_dir : path, optional
         Folder of the reference noise tables (default: the packaged copy).
     confidence_level : float, default 0.95
-    seed : int, default 0
+        Level of every interval in the report (a level is needed: None is an error).
+    rng : int or numpy.random.Generator, default 0
+        Seed (or generator) of the Monte Carlo intervals.
     progress : bool, default True
         Progress lines on standard error.
     **read
@@ -55,6 +58,7 @@ def report(
     """
     from bayesnoise.report.html import write_report
 
+    level = interval_level("report", confidence_level, "the report's intervals")
     output = Path(output)
     if output.suffix.lower() not in (".html", ".htm"):
         raise DataError(f"{output}: the report file must end in .html")
@@ -73,8 +77,8 @@ def report(
         inputs,
         output,
         title=title,
-        confidence_level=0.95 if confidence_level is None else confidence_level,
-        random_seed=seed,
+        confidence_level=level,
+        random_seed=as_seed(rng),
         on_missing="raise",
         quiet=not progress,
         models_dir=models_dir,

@@ -9,7 +9,7 @@ import numpy as np
 
 from bayesnoise.data import MODEL, QUESTION, DataError, attr
 
-from ._inputs import dataset, fill_docs, select_pair
+from ._inputs import check_value, dataset, fill_docs, select_pair
 from ._result import to_result
 from .gate import _check_alpha
 
@@ -77,8 +77,10 @@ def plan(
         The standard error of the difference to reach. Exactly one of the two.
     power, alpha : float
         Power and level (default 0.8, 0.05).
-    alternative : {"two-sided", "one-sided"}
-        One-sided for a gate (:func:`check` asks a one-sided question).
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        The test planned for, as scipy spells it; ``"less"`` (candidate - baseline < 0) for
+        a gate (:func:`check` asks that one-sided question). Either one-sided test needs
+        the same N and K.
     cost_question, cost_sample : float, default 1
         Cost of a new question (curation) and of one sample of it (inference of the models
         compared), > 0, in any one unit.
@@ -94,6 +96,8 @@ def plan(
     reference : str, optional
         Plan from the reference noise of a public benchmark (``bayesnoise reference``)
         instead of ``data``.
+    progress : bool, default True
+        Progress display on standard error while reading.
 
     Returns
     -------
@@ -126,8 +130,7 @@ def plan(
     if not 0 < float(power) < 1:
         raise DataError(f"power must be in (0, 1), got {power}")
     _check_alpha(alpha, 1.0)
-    if alternative not in ("two-sided", "one-sided"):
-        raise DataError(f"alternative must be 'two-sided' or 'one-sided', got {alternative!r}")
+    check_value("plan", "alternative", alternative, ("two-sided", "greater", "less"))
     opts = {
         "cost_question": float(cost_question),
         "cost_sample": float(cost_sample),
@@ -135,7 +138,7 @@ def plan(
         "difference": difference,
         "power": power,
         "alpha": alpha,
-        "alternative": alternative,
+        "alternative": "two-sided" if alternative == "two-sided" else "one-sided",
         "max_samples": int(max_samples),
         "max_questions": max_questions,
     }

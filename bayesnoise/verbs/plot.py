@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bayesnoise.data import DataError
 
-from ._inputs import dataset
+from ._inputs import as_seed, dataset, interval_level
 from ._quality_figures import difference_sum, difficulty, p_values
 
 __all__ = [
@@ -85,13 +85,14 @@ def cdf(data, *, bins=5, progress=True, **read):
     return _figure(plots.plot_question_cdfs(ds, bins=bins))
 
 
-def forest(data, *, confidence_level=0.95, seed=0, progress=True, **read):
+def forest(data, *, confidence_level=0.95, rng=0, progress=True, **read):
     """Each model's accuracy with its four intervals (these questions / population x
     frequentist / Bayesian)."""
     from bayesnoise import decide, plots
 
+    level = interval_level("plot.forest", confidence_level, "the forest's intervals")
     ds = dataset(data, progress=progress, **read)
-    level = 0.95 if confidence_level is None else confidence_level
+    seed = as_seed(rng)
     table = decide.compare_models(ds, confidence_level=level, random_seed=seed, progress=progress)
     return _figure(plots.plot_forest(table))
 
@@ -106,14 +107,15 @@ def _pair_rows(ds, statistic, seed):
     return rows
 
 
-def matrix(data, *, statistic="z", seed=0, progress=True, **read):
+def matrix(data, *, statistic="z", rng=0, progress=True, **read):
     """All pairs as a matrix coloured by ``statistic`` (one of :data:`STATISTICS`)."""
     from bayesnoise import plots
 
     if statistic not in STATISTICS:
         raise DataError(f"statistic must be one of {', '.join(STATISTICS)}; got {statistic!r}")
     ds = dataset(data, progress=progress, **read)
-    return _figure(plots.plot_pair_matrix(_pair_rows(ds, statistic, seed), statistic))
+    rows = _pair_rows(ds, statistic, as_seed(rng))
+    return _figure(plots.plot_pair_matrix(rows, statistic))
 
 
 def scatter(data, *, progress=True, **read):

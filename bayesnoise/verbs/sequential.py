@@ -1,4 +1,4 @@
-"""Stop sampling early with a valid answer: :func:`sequential`, an anytime-valid confidence
+"""Stop sampling early with a valid answer: :func:`monitor`, an anytime-valid confidence
 sequence for a paired difference replayed in the order the questions came in."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import pandas as pd
 from bayesnoise._common import fmt_value
 from bayesnoise.data import MODEL, QUESTION, DataError, attr
 
-from ._inputs import dataset, fill_docs, select_pair
+from ._inputs import check_value, dataset, fill_docs, select_pair
 from ._result import to_result
 from .gate import _check_alpha, _check_margin
 
-__all__ = ["sequential"]
+__all__ = ["monitor"]
 
 
 def _order(ds, order_column, from_file):
@@ -58,11 +58,11 @@ def _decision(direction, a, b, margin) -> str:
     return f"{b} better than {a}"
 
 
-def sequential(
+def monitor(
     data,
     *,
-    model_a=None,
-    model_b=None,
+    baseline=None,
+    candidate=None,
     order_column=None,
     margin=0.0,
     alpha=0.05,
@@ -76,7 +76,7 @@ def sequential(
     """Anytime-valid paired comparison after every question (``bayesnoise monitor``).
 
     Replays the questions in order and gives, after each, a confidence sequence for the
-    population difference A - B and an always-valid p-value for ``A - B = -margin`` that may
+    population difference candidate - baseline (A - B below) and an always-valid p-value for ``A - B = -margin`` that may
     be checked after every question (:mod:`bayesnoise.decide.sequential`: betting, Waudby-Smith
     and Ramdas; the guarantee is derived there). It stops at the first question where the
     p-value reaches ``alpha``, which is where the sequence leaves ``-margin``. Any number of
@@ -85,8 +85,10 @@ def sequential(
     Parameters
     ----------
     {input}
-    model_a, model_b : str, optional
-        The two models (both may be omitted when the data hold exactly two).
+    baseline, candidate : str, optional
+        The two models, as in :func:`check`: the difference is candidate - baseline. Both
+        may be omitted when the data hold exactly two models: then the first is the candidate
+        and the second the baseline (the difference is first - second).
     order_column : str, optional
         Column (of a table; a coordinate along ``question`` of a dataset) giving each
         question's position in the stream: numbers, or text sorted as text (e.g. ISO
@@ -97,6 +99,7 @@ def sequential(
     margin : float, default 0.0
         The null is ``A - B = -margin`` (a fraction in (-1, 1)).
     alpha : float, default 0.05
+        Error level of the sequence and of the test.
     difference : float, optional
         Planned difference: stake the Kelly bet for it (stops soonest when the true
         difference is about this; default: adaptive stakes).
@@ -107,6 +110,7 @@ def sequential(
     stop : bool, default True
         End at the stopping question; False replays the whole log.
     progress : bool, default True
+        Progress display on standard error while reading.
 
     Returns
     -------
@@ -114,14 +118,14 @@ def sequential(
         Dim ``step`` (coordinate: questions used): ``question`` (the one just added),
         ``questions``, ``difference`` (A - B so far), ``confidence_sequence_low`` /
         ``_high``, ``p_value_always_valid``, ``stopped``, ``decision``; attrs ``stopped_at``
-        (questions used at the stop, 0 if it did not stop), ``decision``, ``model_a``,
-        ``model_b``, ``margin``, ``alpha``, ``stakes``.
+        (questions used at the stop, 0 if it did not stop), ``decision``, ``candidate``,
+        ``baseline``, ``margin``, ``alpha``, ``stakes``.
 
     Examples
     --------
     >>> import bayesnoise as bn
     >>> f = "examples/data/cruxeval_output_temp0.8.csv.gz"
-    >>> r = bn.sequential(f, model_a="codellama-34b", model_b="codellama-13b")
+    >>> r = bn.monitor(f, candidate="codellama-34b", baseline="codellama-13b")
     >>> r.attrs["decision"], r.attrs["stopped_at"]
     ('codellama-34b better than codellama-13b', 633)
     """
@@ -129,10 +133,7 @@ def sequential(
     from bayesnoise.decide.sequential import ALTERNATIVES, confidence_sequence
 
     margin, alpha = _check_margin(margin), _check_alpha(alpha, 1.0)
-    if alternative not in ALTERNATIVES:
-        raise DataError(
-            f"alternative must be one of {', '.join(ALTERNATIVES)}, got {alternative!r}"
-        )
+    check_value("monitor", "alternative", alternative, ALTERNATIVES)
     if difference is not None and not 0 < float(difference) < 2:
         raise DataError(f"difference (planned) must be in (0, 2), got {difference}")
     if int(every) < 1:
@@ -157,13 +158,14 @@ def sequential(
             ) from None
         raise
     models = [str(m) for m in ds[MODEL].values]
-    if model_a is None and model_b is None and len(models) == 2:
-        model_a, model_b = models
-    if model_a is None or model_b is None:
+    if baseline is None and candidate is None and len(models) == 2:
+        candidate, baseline = models
+    if baseline is None or candidate is None:
         raise DataError(
-            f"{attr(ds, 'source')}: name the two models with model_a= and model_b= (CLI: "
-            f"--model-a, --model-b); models are {', '.join(models[:20])}"
+            f"{attr(ds, 'source')}: name the two models with baseline= and candidate= (CLI: "
+            f"--baseline, --candidate); models are {', '.join(models[:20])}"
         )
+    model_a, model_b = candidate, baseline
     ds = complete(select_pair(ds, (model_a, model_b)), on_missing="raise")
     position = _order(ds, order_column, from_file)
     order = np.argsort(position, kind="stable")
@@ -192,8 +194,8 @@ def sequential(
     ).iloc[keep]
     df.attrs.update(
         {
-            "model_a": str(model_a),
-            "model_b": str(model_b),
+            "candidate": str(candidate),
+            "baseline": str(baseline),
             "order_column": order_column or "",
             "margin": margin,
             "alpha": alpha,
@@ -211,4 +213,4 @@ def sequential(
 # --- plan --------------------------------------------------------------------------------
 
 
-fill_docs(sequential)
+fill_docs(monitor)

@@ -5,13 +5,20 @@ from __future__ import annotations
 
 from bayesnoise.data import DataError
 
-from ._inputs import dataset, fill_docs, select_pair
+from ._inputs import as_seed, check_value, dataset, drop_intervals, fill_docs, select_pair
 from ._result import to_result
 
 __all__ = ["arena", "compare", "noise", "pairs", "posterior"]
 
 
+#: ``by=``: one row per model, or per pair of models.
+BY = ("model", "pair")
+#: ``pairs``' ``resampling=``: which resampling columns ``n_resamples`` adds.
+RESAMPLING = ("both", "bootstrap", "permutation")
+
+
 def _level(confidence_level):
+    """The level to compute at; with None the interval columns are dropped afterwards."""
     return 0.95 if confidence_level is None else confidence_level
 
 
@@ -66,12 +73,12 @@ def pairs(
     confidence_level=None,
     pair=None,
     adjust="holm",
-    permutations=0,
     simultaneous=None,
     one_sample_tests=False,
-    bootstrap=0,
+    n_resamples=0,
+    resampling="both",
     max_difference=None,
-    seed=0,
+    rng=0,
     progress=True,
     **read,
 ):
@@ -86,20 +93,23 @@ def pairs(
         Only the pair A - B (a family of one: ``p_value_adjusted = p_value``).
     adjust : {{"holm", "bh", "bonferroni", "none"}}, default "holm"
         ``p_value_adjusted`` over all pairs of the file, before ``max_difference`` filters rows.
-    permutations : int, default 0
-        Add ``p_value_permutation`` with this many sign flips.
     simultaneous : {{None, "max-t", "bonferroni"}}
-        Add ``simultaneous_low/high`` and ``p_value_simultaneous``.
+        Add ``p_value_simultaneous`` and, with ``confidence_level``, ``simultaneous_low/high``.
     one_sample_tests : bool, default False
         Add Eval-Arena's ``p_value_sign_one_sample``, ``p_value_mcnemar_one_sample``: tests for one
         sample per question (at K > 1, on expected win counts, they almost never reject:
         size 0.000 on the acceptance grid; use ``p_value``).
-    bootstrap : int, default 0
-        Add ``se_bootstrap`` with this many resamples.
+    n_resamples : int, default 0
+        Resamples of the columns ``resampling`` names: ``se_bootstrap`` (paired bootstrap over
+        questions) and ``p_value_permutation`` (sign flips of the per-question differences).
+    resampling : {{"both", "bootstrap", "permutation"}}, default "both"
+        Which of the two ``n_resamples`` adds.
     max_difference : float, optional
         Keep pairs with ``|difference| <= max_difference``.
-    seed : int, default 0
+    rng : int or numpy.random.Generator, default 0
+        Seed (or generator) of the bootstrap, the permutations and the max-t draws.
     progress : bool, default True
+        Progress display on standard error.
 
     Returns
     -------
@@ -115,18 +125,20 @@ def pairs(
     """
     from bayesnoise import frequentist
 
+    check_value("pairs", "resampling", resampling, RESAMPLING)
     ds = dataset(data, progress=progress, **read)
     if pair:
         ds = select_pair(ds, pair)
+    rng = as_seed(rng)
     df = frequentist.pair_noise(
         ds,
         on_missing="raise",
         max_difference=max_difference,
-        n_boot=bootstrap,
-        random_seed=seed,
+        n_boot=n_resamples if resampling in ("both", "bootstrap") else 0,
+        random_seed=rng,
         confidence_level=confidence_level,
         adjust=adjust,
-        n_permutations=permutations,
+        n_permutations=n_resamples if resampling in ("both", "permutation") else 0,
         progress=progress,
     )
     tests = _present(df, "p_value_permutation")
@@ -143,10 +155,12 @@ def pairs(
             ds,
             confidence_level=_level(confidence_level),
             method=simultaneous,
-            random_seed=seed,
+            random_seed=rng,
             on_missing="raise",
         )
         keep = [*keys, "simultaneous_low", "simultaneous_high", "p_value_simultaneous"]
+        if confidence_level is None:  # no interval columns; the p-value needs no level
+            keep = [*keys, "p_value_simultaneous"]
         df = df.merge(sim[keep], on=keys, how="left", validate="one_to_one")
     if "cluster" in ds.coords:
         df = _clustered_pairs(ds, df, adjust)
@@ -199,28 +213,32 @@ def arena(data, *, progress=True, **read):
 def compare(
     data,
     *,
-    pairs=False,
+    by="model",
     confidence_level=0.95,
     max_difference=None,
-    seed=0,
+    rng=0,
     progress=True,
     **read,
 ):
     """Frequentist and Bayesian intervals side by side (``bayesnoise compare``).
 
-    Per model (or per pair with ``pairs=True``), for *these questions* and for the *question
+    Per model (or per pair with ``by="pair"``), for *these questions* and for the *question
     population*; every column has the name, and the number, it has in :func:`noise`,
     :func:`pairs` and :func:`posterior`.
 
     Parameters
     ----------
     {input}
-    pairs : bool, default False
-    confidence_level : float, default 0.95
+    by : {{"model", "pair"}}, default "model"
+        One row per model, or per pair of models (A - B).
+    confidence_level : float or None, default 0.95
+        Level of every interval; None: no interval columns.
     max_difference : float, optional
-        With ``pairs=True``: keep pairs with ``|difference| <= max_difference``.
-    seed : int, default 0
-        Seed of the Monte Carlo parts of the Bayesian intervals.
+        With ``by="pair"``: keep pairs with ``|difference| <= max_difference``.
+    rng : int or numpy.random.Generator, default 0
+        Seed (or generator) of the Monte Carlo parts of the Bayesian intervals.
+    progress : bool, default True
+        Progress display on standard error.
 
     Returns
     -------
@@ -236,26 +254,29 @@ def compare(
     """
     from bayesnoise import decide
 
+    check_value("compare", "by", by, BY)
     ds = dataset(data, progress=progress, **read)
+    rng = as_seed(rng)
     level = _level(confidence_level)
-    if pairs:
+    if by == "pair":
         df = decide.compare_pairs(
             ds,
             confidence_level=level,
-            random_seed=seed,
+            random_seed=rng,
             on_missing="raise",
             max_difference=max_difference,
+            progress=progress,
         )
-        return to_result(df, "pair")
-    df = decide.compare_models(ds, confidence_level=level, random_seed=seed, progress=progress)
-    return to_result(df, "model")
+        return to_result(drop_intervals(df, confidence_level), "pair")
+    df = decide.compare_models(ds, confidence_level=level, random_seed=rng, progress=progress)
+    return to_result(drop_intervals(df, confidence_level), "model")
 
 
 def posterior(
     data,
     *,
-    pairs=False,
-    method="conjugate",
+    by="model",
+    method="bayes",
     kappa=None,
     ubar_prior="auto",
     sampler="auto",
@@ -264,7 +285,7 @@ def posterior(
     chains=2,
     save=None,
     confidence_level=0.95,
-    seed=0,
+    rng=0,
     progress=True,
     **read,
 ):
@@ -273,15 +294,15 @@ def posterior(
     Parameters
     ----------
     {input}
-    pairs : bool, default False
-        Paired differences for all pairs.
-    method : {{"conjugate", "mcmc"}}, default "conjugate"
+    by : {{"model", "pair"}}, default "model"
+        One row per model, or the paired differences of every pair of models.
+    method : {{"bayes", "mcmc"}}, default "bayes"
         Closed forms with empirical Bayes, or full Bayes by MCMC (PyMC; the MCMC columns say
         so in their names: ``mu_beta``, ``ubar_mcmc``, ...).
     kappa : float, optional
-        Conjugate only: fix the Beta concentration for every model.
+        ``method="bayes"`` only: fix the Beta concentration for every model.
     ubar_prior : {{"auto", "beta", "nonparametric", "binomial"}}, default "auto"
-        Conjugate only: the prior of the question accuracies behind ``ubar`` and ``dbar``
+        ``method="bayes"`` only: the prior of the question accuracies behind ``ubar`` and ``dbar``
         (the ``ubar_prior`` column says which each model got). ``"auto"``: the fitted Beta
         population, a nonparametric prior where a likelihood-ratio test rejects the Beta,
         and at K = 1 (one sample per question, kappa not identified) the binomial bound
@@ -290,13 +311,17 @@ def posterior(
         answered more than once raise :class:`~bayesnoise.data.DataError`). See
         :func:`bayesnoise.conjugate.posterior_table`.
     sampler : {{"auto", "pymc", "nutpie", "numpyro"}}, default "auto"
+        MCMC: the NUTS implementation.
     draws, tune, chains : int
         MCMC draws and tuning steps per chain, and chains.
     save : path, optional
         Save the MCMC fit (NetCDF).
-    confidence_level : float, default 0.95
-    seed : int, default 0
+    confidence_level : float or None, default 0.95
+        Level of the intervals; None: no interval columns.
+    rng : int or numpy.random.Generator, default 0
+        Seed (or generator) of the Monte Carlo intervals and of MCMC.
     progress : bool, default True
+        Progress display on standard error.
 
     Returns
     -------
@@ -307,36 +332,38 @@ def posterior(
     Examples
     --------
     >>> import bayesnoise as bn
-    >>> r = bn.posterior("examples/data/cruxeval_output_temp0.8.csv.gz", pairs=True)
+    >>> r = bn.posterior("examples/data/cruxeval_output_temp0.8.csv.gz", by="pair")
     >>> r.sizes["pair"]
     28
     """
     from bayesnoise import conjugate
     from bayesnoise.data import complete
 
+    check_value("posterior", "by", by, BY)
+    check_value("posterior", "method", method, ("bayes", "mcmc"))
     ds = dataset(data, progress=progress, **read)
+    rng = as_seed(rng)
     level = _level(confidence_level)
-    dim = "pair" if pairs else "model"
+    dim = by
+    pairs = by == "pair"
     if pairs and ds.sizes["model"] < 2:
         raise DataError(
             f"{ds.attrs.get('source', 'the input')}: pairs need at least two models; it has "
             f"one: {ds['model'].values[0]}"
         )
-    if method == "conjugate":
-        kw = {"confidence_level": level, "random_seed": seed, "kappa": kappa, "progress": progress}
+    if method == "bayes":
+        kw = {"confidence_level": level, "random_seed": rng, "kappa": kappa, "progress": progress}
         kw["ubar_prior"] = ubar_prior
         if pairs:
             df = conjugate.posterior_pairs_table(ds, on_missing="raise", **kw)
         else:
             df = conjugate.posterior_table(ds, **kw)
-        return to_result(df, dim)
-    if method != "mcmc":
-        raise ValueError(f"method must be 'conjugate' or 'mcmc', got {method!r}")
+        return to_result(drop_intervals(df, confidence_level), dim)
     if kappa is not None:
-        raise DataError("kappa applies to method='conjugate'; MCMC fits kappa with its prior")
+        raise DataError("kappa applies to method='bayes'; MCMC fits kappa with its prior")
     if ubar_prior != "auto":
         raise DataError(
-            "ubar_prior applies to method='conjugate'; the MCMC models have a Beta population"
+            "ubar_prior applies to method='bayes'; the MCMC models have a Beta population"
         )
     from bayesnoise import mcmc
 
@@ -350,11 +377,11 @@ def posterior(
         draws=draws,
         tune=tune,
         chains=chains,
-        random_seed=seed,
+        random_seed=rng,
         save=save,
         progressbar=progress,
     )
-    return to_result(df, dim)
+    return to_result(drop_intervals(df, confidence_level), dim)
 
 
 fill_docs(noise, pairs, arena, compare, posterior)
