@@ -29,6 +29,7 @@ DISTRIBUTION = {
     "PIL": "pillow",
     "sklearn": "scikit-learn",
     "attr": "attrs",
+    "ppi_py": "ppi-python",
 }
 
 #: Modules only some users need: imported inside functions, behind a require(), in an extra.
