@@ -17,7 +17,7 @@ Examples
 >>> describe("mu_difference_low")["scope"]
 'question population'
 >>> label("prob_a_better")
-'P(A > B), these questions'
+'P(A > B), these questions (Bayes)'
 """
 
 from __future__ import annotations
@@ -85,9 +85,8 @@ _ENTRIES = [
     _c(
         "accuracy",
         "accuracy",
-        "observed accuracy: mean over questions of the per-question mean score (of a question, "
-        "in `questions`: the mean over models); its interval is the frequentist score interval "
-        "for the accuracy on the question population",
+        "observed accuracy: mean over questions of the per-question mean score; its interval "
+        "is the frequentist score interval for the accuracy on the question population",
         _ACC,
         POPULATION,
         "freq",
@@ -102,6 +101,12 @@ _ENTRIES = [
         THESE,
         "freq",
         True,
+    ),
+    _c(
+        "question_accuracy",
+        "question accuracy",
+        "of one question: the mean over the models of their mean score on it (`questions`)",
+        _ACC,
     ),
     _c("accuracy_a", "accuracy A", "observed accuracy of model A on the pair's questions", _ACC),
     _c("accuracy_b", "accuracy B", "observed accuracy of model B on the pair's questions", _ACC),
@@ -123,7 +128,7 @@ _ENTRIES = [
     ),
     _c(
         "se_prediction",
-        "SE prediction (K = 1)",
+        "SE prediction, these questions (K = 1)",
         "prediction-noise part of the SE of one sample per question: sqrt(E u(1 - u) / N)",
         _ACC,
         THESE,
@@ -132,7 +137,7 @@ _ENTRIES = [
     _c(
         "se_mean",
         "SE of the score",
-        "SE of the observed score (each question averaged over its K samples): "
+        "SE of a model's observed score (each question averaged over its K samples): "
         "sqrt(var_i(p_i) / N)",
         _ACC,
         POPULATION,
@@ -189,7 +194,16 @@ _ENTRIES = [
         "freq",
         True,
     ),
-    _c("z", "z", "difference / se_mean"),
+    _c(
+        "se_difference",
+        "SE of the difference",
+        "SE of the observed difference (each question averaged over its K samples): "
+        "sqrt(var_i(d_i) / N), d_i = p_A,i - p_B,i",
+        _DIFF,
+        POPULATION,
+        "freq",
+    ),
+    _c("z", "z", "difference / se_difference"),
     _c(
         "p_value",
         "p (paired t)",
@@ -241,8 +255,11 @@ _ENTRIES = [
     _c(
         "mu",
         "mu (population, Bayes)",
-        "posterior median of the accuracy on the question population: the mean of the "
-        "per-question accuracies under a Dirichlet (shape-free) population; closed form",
+        "posterior mean of the accuracy on the question population, i.e. of the mean of the "
+        "per-question accuracies over new questions like these, under a Dirichlet (shape-free) "
+        "posterior of that population (closed form); not the Beta mean mu of the model "
+        "u_i ~ Beta(mu kappa, (1 - mu) kappa) (that is mu_beta, by MCMC), which it equals only "
+        "when the difficulties are Beta-shaped",
         _ACC,
         POPULATION,
         "bayes",
@@ -261,7 +278,7 @@ _ENTRIES = [
     ),
     _c(
         "kappa",
-        "kappa",
+        "kappa (Bayes)",
         "concentration of the Beta question-difficulty population (posterior median)",
         "",
         NONE,
@@ -282,7 +299,7 @@ _ENTRIES = [
     ),
     _c(
         "se_prediction_bayes",
-        "SE prediction (Bayes)",
+        "SE prediction, these questions (Bayes)",
         "prediction-noise SE (one sample per question) implied by the fitted Beta population",
         _ACC,
         THESE,
@@ -299,12 +316,19 @@ _ENTRIES = [
         True,
     ),
     _c(
-        "prob_a_better", "P(A > B), these questions", "posterior P(dbar > 0)", _PROB, THESE, "bayes"
+        "prob_a_better",
+        "P(A > B), these questions (Bayes)",
+        "posterior P(dbar > 0)",
+        _PROB,
+        THESE,
+        "bayes",
     ),
     _c(
         "mu_difference",
         "mu A - mu B (population, Bayes)",
-        "posterior mean of the paired population difference (Dirichlet weights over questions)",
+        "posterior mean of mu A - mu B, the paired difference of the population accuracies "
+        "(Dirichlet weights over questions, shared by the pair); not a difference of Beta means "
+        "(that is mu_beta_difference, by MCMC)",
         _DIFF,
         POPULATION,
         "bayes",
@@ -312,7 +336,7 @@ _ENTRIES = [
     ),
     _c(
         "prob_a_better_population",
-        "P(A > B), population",
+        "P(A > B), population (Bayes)",
         "posterior P(mu_difference > 0)",
         _PROB,
         POPULATION,
@@ -349,7 +373,7 @@ _ENTRIES = [
     ),
     _c(
         "se_prediction_mcmc",
-        "SE prediction (MCMC)",
+        "SE prediction, these questions (MCMC)",
         "prediction-noise SE (one sample per question) implied by the MCMC posterior",
         _ACC,
         THESE,
@@ -364,7 +388,14 @@ _ENTRIES = [
         "mcmc",
         True,
     ),
-    _c("prob_a_better_mcmc", "P(A > B), these questions (MCMC)", "P(dbar > 0) by MCMC", _PROB),
+    _c(
+        "prob_a_better_mcmc",
+        "P(A > B), these questions (MCMC)",
+        "posterior P(dbar > 0) by MCMC",
+        _PROB,
+        THESE,
+        "mcmc",
+    ),
     _c(
         "mu_beta_difference",
         "mu A - mu B (Beta population, MCMC)",
@@ -374,7 +405,14 @@ _ENTRIES = [
         "mcmc",
         True,
     ),
-    _c("prob_a_better_beta", "P(mu_beta A > B)", "P(mu_beta_difference > 0) by MCMC", _PROB),
+    _c(
+        "prob_a_better_beta",
+        "P(mu_beta A > B), population (MCMC)",
+        "posterior P(mu_beta_difference > 0) by MCMC",
+        _PROB,
+        POPULATION,
+        "mcmc",
+    ),
     # ranks
     _c("prob_best", "P(best)", "probability that the model has the highest accuracy", _PROB),
     _c("expected_rank", "expected rank", "expected rank (1 = best)"),
@@ -544,7 +582,7 @@ _ENTRIES = [
         "family_snr",
         "family SNR",
         "Eval-Arena's family signal-to-noise: z / size_doublings = (accuracy_a - accuracy_b) / "
-        "se_mean / log2(size_a / size_b)",
+        "se_difference / log2(size_a / size_b)",
     ),
     _c("model_pairs", "model pairs", "number of model pairs compared", "count"),
     _c(
@@ -662,7 +700,7 @@ _ENTRIES = [
     ),
     _c(
         "prob_no_regression",
-        "P(no regression)",
+        "P(no regression) (Bayes)",
         "posterior probability that the candidate is not worse by more than the margin",
         _PROB,
         POPULATION,
@@ -670,7 +708,7 @@ _ENTRIES = [
     ),
     _c(
         "prob_no_regression_adjusted",
-        "P(no regression), Holm",
+        "P(no regression), Holm (Bayes)",
         "prob_no_regression adjusted by Holm over the benchmarks and the combined test "
         "(used as a p-value)",
         _PROB,
@@ -747,7 +785,7 @@ _ENTRIES = [
     # prior behind ubar / dbar (conjugate posterior)
     _c(
         "ubar_prior",
-        "ubar prior",
+        "ubar prior (Bayes)",
         "prior of the question accuracies behind ubar and dbar: beta (the fitted Beta "
         "population), nonparametric (the NPMLE's atoms with a posterior on their locations "
         "and weights, where a likelihood-ratio test rejects the Beta population at the 1% "
@@ -768,14 +806,20 @@ _ENTRIES = [
     _c("close_pairs", "close pairs", "pairs within 5 SE of each other", "count"),
     _c(
         "se_difference_median_close",
-        "SE difference",
-        "median paired SE of close pairs (K = 1)",
+        "SE difference (median, close pairs)",
+        "median over a reference run's close pairs of the paired total SE at K = 1 (not the "
+        "se_difference of one pair)",
         _DIFF,
     ),
-    _c("se_difference_data_median_close", "SE difference data", "its data part", _DIFF),
+    _c(
+        "se_difference_data_median_close",
+        "SE difference data (median, close pairs)",
+        "its data part",
+        _DIFF,
+    ),
     _c(
         "se_difference_prediction_median_close",
-        "SE difference prediction",
+        "SE difference prediction (median, close pairs)",
         "its prediction part",
         _DIFF,
     ),

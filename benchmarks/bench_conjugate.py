@@ -7,7 +7,7 @@ Run: ``.venv/bin/python benchmarks/bench_conjugate.py`` (reads ../shared/data wh
    M = 100 models x N = 1000 questions (target < 1 s); the Monte Carlo intervals separately.
 2. All-pairs paired posteriors for the M = 78 real humaneval models (target < 2 s).
 3. Width of the Bayesian population-level paired interval vs the frequentist
-   +- z * se_mean on every all-the-noises benchmark (median ratio over close pairs), and the
+   +- z * se_difference on every all-the-noises benchmark (median ratio over close pairs), and the
    rejected alternative (Bayesian bootstrap over posterior *draws* of u) for comparison.
 """
 
@@ -122,7 +122,7 @@ def compare_widths():
         return
     print()
     print(
-        "Population paired interval (Bayesian bootstrap) vs frequentist +- z se_mean, close pairs"
+        "Population paired interval (Bayesian bootstrap) vs frequentist +- z se_difference, close pairs"
     )
     print("(|difference| < 5 se_total); ratio = Bayes width / frequentist width; 'draws' = the")
     print("rejected bootstrap over posterior draws of u (independent per-model posteriors)")
@@ -141,7 +141,7 @@ def compare_widths():
         pop = population_difference(c / k, draws=4000, random_seed=0)
         ia, ib = np.triu_indices(c.shape[0], k=1)
         bw = (pop["high"] - pop["low"])[ia, ib]
-        fw = 2 * z_from_level(0.95) * fr["se_mean"].to_numpy()
+        fw = 2 * z_from_level(0.95) * fr["se_difference"].to_numpy()
         close = (np.abs(fr["difference"].to_numpy()) < 5 * fr["se_total"].to_numpy()) & (fw > 0)
         if close.sum() == 0:
             continue

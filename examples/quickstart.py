@@ -38,7 +38,7 @@ se = noise["se_total"]
 unpaired = float(np.hypot(se.sel(model=a), se.sel(model=b)))
 print(
     f"  SE of the difference: unpaired, one sample per question {unpaired:.4f}; paired "
-    f"{close['se_total']:.4f}; paired and averaged over K = 10 samples {close['se_mean']:.4f}\n"
+    f"{close['se_total']:.4f}; paired and averaged over K = 10 samples {close['se_difference']:.4f}\n"
 )
 
 # What could this benchmark detect, for this pair's noise?

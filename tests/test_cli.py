@@ -30,7 +30,7 @@ PAIRS = [
     "se_total",
     "se_data",
     "se_prediction",
-    "se_mean",
+    "se_difference",
     "z",
     "p_value",
     "p_value_adjusted",

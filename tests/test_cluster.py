@@ -130,7 +130,7 @@ def test_iid_columns_are_the_noise_tables_se_mean():
         ref, ref_pairs = model_noise(ds), pair_noise(ds)
     np.testing.assert_allclose(table.se_iid, ref.se_mean, rtol=1e-12)
     np.testing.assert_allclose(table.accuracy, ref.accuracy, rtol=1e-12)
-    np.testing.assert_allclose(pairs.se_iid, ref_pairs.se_mean, rtol=1e-12)
+    np.testing.assert_allclose(pairs.se_iid, ref_pairs.se_difference, rtol=1e-12)
     np.testing.assert_allclose(pairs.difference, ref_pairs.difference, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(pairs.design_effect, (pairs.se_clustered / pairs.se_iid) ** 2)
 

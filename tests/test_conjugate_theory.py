@@ -42,7 +42,7 @@ def test_real_data_population_width_matches_frequentist(shared_data):
     ia, ib = np.triu_indices(c.shape[0], k=1)
     close = np.abs(fr["difference"].to_numpy()) < 5 * fr["se_total"].to_numpy()
     ratio = (pop["high"] - pop["low"])[ia, ib][close] / (
-        2 * 1.959964 * fr["se_mean"].to_numpy()[close]
+        2 * 1.959964 * fr["se_difference"].to_numpy()[close]
     )
     assert abs(np.median(ratio) - 1) < 0.05
 

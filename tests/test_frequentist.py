@@ -74,8 +74,10 @@ def test_matches_paper_array_formulas(fractional):
     ref = _paper_paired(A, B)
     for comp in ("total", "data", "prediction"):
         assert pair[comp] == pytest.approx(ref[comp], rel=1e-12)
-    # se_mean is the SE of the observed (K-averaged) difference
-    assert pair["se_mean"] == pytest.approx(np.sqrt(np.var(A.mean(1) - B.mean(1)) / 300), rel=1e-12)
+    # se_difference is the SE of the observed (K-averaged) difference
+    assert pair["se_difference"] == pytest.approx(
+        np.sqrt(np.var(A.mean(1) - B.mean(1)) / 300), rel=1e-12
+    )
 
 
 P_VALUES = (
@@ -84,7 +86,7 @@ P_VALUES = (
     "p_value_sign_one_sample",
     "p_value_mcnemar_one_sample",
 )
-PAIR_CHECKS = ("total", "data", "prediction", "se_mean", "correlation", *P_VALUES)
+PAIR_CHECKS = ("total", "data", "prediction", "se_difference", "correlation", *P_VALUES)
 
 
 def test_all_pairs_equal_a_loop_over_pairs():

@@ -66,7 +66,7 @@ def test_pass_at_1_is_the_accuracy_and_its_se_mean():
     np.testing.assert_allclose(table.se_pass_at_k, ref.se_mean, rtol=1e-12)
     pairs = passk_pairs(ds, 1)
     np.testing.assert_allclose(pairs.pass_at_k_difference, ref_pairs.difference, atol=1e-12)
-    np.testing.assert_allclose(pairs.se_pass_at_k_difference, ref_pairs.se_mean, rtol=1e-10)
+    np.testing.assert_allclose(pairs.se_pass_at_k_difference, ref_pairs.se_difference, rtol=1e-10)
     np.testing.assert_allclose(pairs.p_value_pass_at_k, ref_pairs.p_value, rtol=0, atol=1e-12)
 
 
@@ -96,7 +96,7 @@ def test_pair_columns_do_not_reuse_the_accuracy_names():
         "pass_at_k_difference_high",
     ]
     assert list(passk_table(_dataset(), 2).columns) == PASSK_COLUMNS
-    taken = {"difference", "se_mean", "z", "p_value", "difference_low", "difference_high"}
+    taken = {"difference", "se_difference", "z", "p_value", "difference_low", "difference_high"}
     assert not taken & set(pairs.columns) and not taken & set(PASSK_COLUMNS)
 
 

@@ -54,8 +54,8 @@ def test_power_uses_the_files_components(capsys, crux):
     assert row.paired_min_difference == pytest.approx(
         minimum_detectable_difference(800, k=10, **kw), rel=1e-9
     )
-    # at the file's N and K the detectable difference is (z_.975 + z_.8) se_mean
-    assert row.paired_min_difference == pytest.approx(2.8015852 * pair.se_mean, rel=1e-6)
+    # at the file's N and K the detectable difference is (z_.975 + z_.8) se_difference
+    assert row.paired_min_difference == pytest.approx(2.8015852 * pair.se_difference, rel=1e-6)
     assert row.paired_questions_needed == required_questions(0.02, k=10, **kw)
     assert row.paired_samples_needed == required_samples(0.02, n=800, **kw)
     un = {

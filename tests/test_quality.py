@@ -89,7 +89,7 @@ def test_question_table_columns_and_ranks():
     np.testing.assert_allclose(
         t["weakest_solver_accuracy"], [acc[0], acc[1], acc[2], np.nan, acc[0]]
     )
-    np.testing.assert_allclose(t["accuracy"], p.mean(axis=0))
+    np.testing.assert_allclose(t["question_accuracy"], p.mean(axis=0))
     tau = t["kendall_tau"].to_numpy()
     order = np.argsort(np.where(np.isnan(tau), np.inf, tau), kind="stable")
     assert t["suspect_rank"].iloc[order[:4]].tolist() == [1, 2, 3, 4]

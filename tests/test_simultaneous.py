@@ -49,7 +49,8 @@ def test_intervals_bonferroni_and_pvalues():
     c_b = stats.t.ppf(1 - 0.05 / 20, 299)  # N = 300 questions, t scale
     assert bonf.attrs["critical_value"] == pytest.approx(c_b, rel=1e-12)
     np.testing.assert_allclose(  # half-width c se_t, se_t the ddof-1 SE
-        bonf["simultaneous_high"] - bonf["difference"], c_b * np.sqrt(300 / 299) * bonf["se_mean"]
+        bonf["simultaneous_high"] - bonf["difference"],
+        c_b * np.sqrt(300 / 299) * bonf["se_difference"],
     )
     np.testing.assert_allclose(bonf["p_value_simultaneous"], pairs["p_value_adjusted"], rtol=1e-12)
     # max-T uses the correlation: narrower than Bonferroni, wider than one interval

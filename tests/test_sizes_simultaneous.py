@@ -90,7 +90,7 @@ def _family_misses(rng, reps, n, k):
         normal = max_abs_t_draws(np.cov(p, ddof=0) / n, n_draws=4000, rng=np.random.default_rng(r))
         c = np.quantile(normal, 0.95)
         error = np.abs(out["difference"].to_numpy() - delta)
-        misses["normal"] += bool(np.any(error > c * out["se_mean"].to_numpy()))
+        misses["normal"] += bool(np.any(error > c * out["se_difference"].to_numpy()))
     return misses
 
 

@@ -221,7 +221,7 @@ def test_questions_finds_the_confirmed_bad_mbpp_questions_and_counts(shared_data
     assert len(confirmed & set(top["question"].values.tolist())) >= 6
     assert top["suspect_rank"].values.tolist() == list(range(1, 11))
     full = bn.tidy(bn.questions(path))
-    assert top.attrs["unsolved"] == int((full["accuracy"] == 0).sum())
+    assert top.attrs["unsolved"] == int((full["question_accuracy"] == 0).sum())
     assert top.attrs["tau_negative"] == int((full["kendall_tau"] < 0).sum())
     unsolved = bn.questions(path, unsolved=True)
     assert unsolved.sizes["question"] == top.attrs["unsolved"]

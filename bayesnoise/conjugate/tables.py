@@ -101,7 +101,7 @@ def posterior_table(
         ubar_prior, kappa, kappa_status, se_data_bayes, se_prediction_bayes``:
 
         - ``questions``: questions the model answered; ``accuracy``: mean of c/K over them;
-        - ``mu`` and interval: population accuracy (posterior median and equal-tailed
+        - ``mu`` and interval: population accuracy (posterior mean and equal-tailed
           interval of the Dirichlet-process posterior of the mean per-question score, which
           does not depend on the shape of the question difficulties, see
           :func:`bayesnoise.conjugate.population_accuracy`);
@@ -177,7 +177,7 @@ def posterior_table(
             "model": names,
             "questions": n.astype(int),
             "accuracy": acc,
-            "mu": pop["median"],
+            "mu": pop["mean"],  # posterior mean (exact), like mu_difference
             "mu_low": pop["low"],
             "mu_high": pop["high"],
             "ubar": post["cumulants"][0],

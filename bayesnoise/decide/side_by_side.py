@@ -144,7 +144,7 @@ def compare_pairs(
 
     ds = complete(ds, on_missing=on_missing)
     mat = frequentist.pair_noise_dataset(ds)
-    cols = ["difference", "se_mean", "z", "p_value", "p_value_sign_questions"]
+    cols = ["difference", "se_difference", "z", "p_value", "p_value_sign_questions"]
     pairs = pair_table(mat["model"].values, {c: mat[c].values for c in cols})
     bayes = conjugate.posterior_pairs_table(
         ds, confidence_level=confidence_level, random_seed=random_seed

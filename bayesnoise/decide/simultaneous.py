@@ -133,7 +133,7 @@ def simultaneous_intervals(
     """Intervals for every pair difference a - b that hold simultaneously.
 
     Each pair's studentized difference is the paired t statistic T = difference / se_t, se_t =
-    se_mean sqrt(N / (N - 1)) (the ddof-1 SE; :func:`bayesnoise.frequentist.paired_t_statistic`),
+    se_difference sqrt(N / (N - 1)) (the ddof-1 SE; :func:`bayesnoise.frequentist.paired_t_statistic`),
     the statistic of the pairs table's ``p_value``; the intervals are difference +- c se_t.
 
     Parameters
@@ -164,15 +164,15 @@ def simultaneous_intervals(
     Returns
     -------
     pandas.DataFrame
-        ``model_a, model_b, difference, se_mean, simultaneous_low, simultaneous_high,
-        p_value_simultaneous``: ``se_mean`` as in :func:`bayesnoise.frequentist.pair_noise` (the SE
+        ``model_a, model_b, difference, se_difference, simultaneous_low, simultaneous_high,
+        p_value_simultaneous``: ``se_difference`` as in :func:`bayesnoise.frequentist.pair_noise` (the SE
         of the difference of the K-averaged scores), the interval difference +- c se_t, and the
         single-step adjusted p-value ``P(max |T| >= |t|)`` (max-t) or min(1, P p) with p the pairs
         table's ``p_value`` (Bonferroni). Pairs whose difference has zero variance (models that
         agree on every question) get NaN. ``attrs``: ``critical_value`` (c, on the t scale),
         ``critical_value_mcse`` (Monte Carlo SE of c from the density of ``max |T|`` at c; 0 for
-        Bonferroni), ``bonferroni_critical_value``, ``se_scale`` (se_t / se_mean, so that the
-        half-width is ``critical_value * se_scale * se_mean``), ``df``, ``coverage_mcse``,
+        Bonferroni), ``bonferroni_critical_value``, ``se_scale`` (se_t / se_difference, so that the
+        half-width is ``critical_value * se_scale * se_difference``), ``df``, ``coverage_mcse``,
         ``method``, ``family_size``, ``questions``.
 
     Examples
@@ -197,7 +197,7 @@ def simultaneous_intervals(
     var_model, var_pair = mat["var_mean_model"].values, mat["var_mean"].values
     cov = (var_model[:, None] + var_model[None, :] - var_pair) / 2 / n  # of the model means
     np.fill_diagonal(cov, var_model / n)
-    columns = ("difference", "se_mean", "z", "p_value")
+    columns = ("difference", "se_difference", "z", "p_value")
     df = pair_table(mat[MODEL].values, {c: mat[c].values for c in columns})
     finite = np.isfinite(df["z"].to_numpy())
     family = int(finite.sum())
@@ -221,7 +221,7 @@ def simultaneous_intervals(
         c, mcse = bonferroni, 0.0
         p = np.minimum(1.0, family * p_value)
     se_scale = float(np.sqrt(n / dof))
-    half = c * se_scale * df["se_mean"].to_numpy()
+    half = c * se_scale * df["se_difference"].to_numpy()
     df["simultaneous_low"] = np.where(finite, df["difference"] - half, np.nan)
     df["simultaneous_high"] = np.where(finite, df["difference"] + half, np.nan)
     df["p_value_simultaneous"] = np.where(finite, p, np.nan)

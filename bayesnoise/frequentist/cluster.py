@@ -334,7 +334,7 @@ def cluster_pair_noise(ds: xr.Dataset, cluster="cluster", *, on_missing: str = "
     pandas.DataFrame
         ``model_a, model_b, difference, se_iid, se_clustered, design_effect, icc, z,
         p_value``: ``difference`` = accuracy a - accuracy b; ``se_iid = sqrt(var_i(p_a - p_b)
-        / N)`` (the pairs table's ``se_mean``); ``se_clustered`` the CR1 SE of the paired
+        / N)`` (the pairs table's ``se_difference``); ``se_clustered`` the CR1 SE of the paired
         difference; ``design_effect`` their squared ratio; ``icc`` the intra-cluster
         correlation of the per-question differences; ``z = difference / se_clustered`` (NaN
         where the variance is zero up to rounding) and ``p_value`` its two-sided p-value from

@@ -245,7 +245,7 @@ def pair_pvalues(
     p : numpy.ndarray, shape (M, N)
         Per-question mean scores (complete).
     z : numpy.ndarray, shape (M, M)
-        difference / se_mean (NaN where that variance is zero up to rounding).
+        difference / se_difference (NaN where that variance is zero up to rounding).
     wins : numpy.ndarray, shape (M, M)
         Expected one-sample win counts sum_i p_a,i (1 - p_b,i).
     n_permutations : int, default 0

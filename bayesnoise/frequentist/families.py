@@ -3,13 +3,13 @@
 For a bigger model A and the next smaller model B of one family (crux-eval/eval-arena
 ``signal_noise.py``)::
 
-    family_snr = (acc_A - acc_B) / se_mean(A - B) / log2(size_A / size_B) = z / size_doublings
+    family_snr = (acc_A - acc_B) / se_difference / log2(size_A / size_B) = z / size_doublings
 
 the paired z of ``bayesnoise pairs`` per doubling of the model size. Eval-Arena divides by the
 sign-test SE sqrt(#(A != B)) / N instead of the paired SE sqrt(var_i(d_i) / N); the two agree
 when few questions separate the models (sum d_i^2 = #(A != B) for 0/1 scores, and the mean of
 d_i is small). :func:`family_signal` takes a Dataset because it reuses
-:func:`bayesnoise.frequentist.pair_noise_dataset` for ``se_mean`` and ``z``.
+:func:`bayesnoise.frequentist.pair_noise_dataset` for ``se_difference`` and ``z``.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ FAMILY_COLUMNS = [
     "accuracy_a",
     "accuracy_b",
     "difference",
-    "se_mean",
+    "se_difference",
     "z",
     "size_doublings",
     "family_snr",
@@ -170,7 +170,7 @@ def family_signal(ds: xr.Dataset, table: pd.DataFrame, *, on_missing: str = "rai
     -------
     pandas.DataFrame
         One row per (bigger A, smaller B): ``model_a, model_b, family, size_a, size_b,
-        accuracy_a, accuracy_b, difference, se_mean, z`` (the numbers of ``bayesnoise pairs``),
+        accuracy_a, accuracy_b, difference, se_difference, z`` (the numbers of ``bayesnoise pairs``),
         ``size_doublings`` = log2(size_a / size_b) and ``family_snr`` = z / size_doublings.
 
     Examples
@@ -215,7 +215,7 @@ def family_signal(ds: xr.Dataset, table: pd.DataFrame, *, on_missing: str = "rai
                 float(mat["accuracy"].sel({MODEL: a})),
                 float(mat["accuracy"].sel({MODEL: b})),
                 float(mat["difference"].sel(pick)),
-                float(mat["se_mean"].sel(pick)),
+                float(mat["se_difference"].sel(pick)),
                 z,
                 doublings,
                 z / doublings,

@@ -149,8 +149,8 @@ def pair_noise_dataset(
 
     Built from one M x M covariance of the per-question mean scores (no loop over pairs).
     Entry (a, b) describes ``a - b``. Variables: ``difference``, ``total``, ``data``,
-    ``prediction``, ``var_mean``, ``se_total``, ``se_data``, ``se_prediction``, ``se_mean``, ``z``
-    (difference / se_mean), ``correlation`` and the p-values:
+    ``prediction``, ``var_mean``, ``se_total``, ``se_data``, ``se_prediction``, ``se_difference``,
+    ``z`` (difference / se_difference), ``correlation`` and the p-values:
 
     * of the comparison measured, the K-averaged per-question differences d_i: ``p_value``
       (paired t test: t = z sqrt((N - 1) / N) against Student t with N - 1 degrees of freedom),
@@ -228,7 +228,7 @@ def pair_noise_dataset(
             "se_total": (dims, _core.se(comps["total"], n)),
             "se_data": (dims, _core.se(comps["data"], n)),
             "se_prediction": (dims, _core.se(comps["prediction"], n)),
-            "se_mean": (dims, se_mean),
+            "se_difference": (dims, se_mean),
             "z": (dims, z),
             "wins_a": (dims, wins),
             **{name: (dims, value) for name, value in tests.items()},
@@ -280,7 +280,7 @@ PAIR_COLUMNS = [
     "se_total",
     "se_data",
     "se_prediction",
-    "se_mean",
+    "se_difference",
     "z",
     "p_value",
     "p_value_adjusted",
@@ -350,14 +350,14 @@ def pair_noise(
     -------
     pandas.DataFrame
         Columns ``model_a, model_b, accuracy_a, accuracy_b, difference, se_total, se_data,
-        se_prediction, se_mean, z, p_value, p_value_adjusted, p_value_sign_questions, correlation`` (with
+        se_prediction, se_difference, z, p_value, p_value_adjusted, p_value_sign_questions, correlation`` (with
         ``p_value_permutation``) then ``p_value_sign_one_sample, p_value_mcnemar_one_sample`` and the variances
         ``total, data, prediction`` (and ``se_bootstrap``). ``p_value``, ``p_value_sign_questions``
         and ``p_value_permutation`` test the difference measured, of the K-averaged per-question
         scores d_i; the ``*_one_sample`` p-values are Eval-Arena's tests of one sample per
         question against another (see :func:`pair_noise_dataset`). ``attrs`` holds ``adjust``
         and ``family_size`` (the number of p-values adjusted together). ``se_total`` is the
-        noise of a one-sample-per-question run (what the paper tabulates); ``se_mean`` is the SE
+        noise of a one-sample-per-question run (what the paper tabulates); ``se_difference`` is the SE
         of the difference actually observed, and ``z`` uses it. A negative estimated paired data
         variance (possible after the small-K correction) is kept, signed, in ``data``; its
         ``se_data`` is 0 (variance components are truncated at zero).

@@ -35,7 +35,7 @@ class PairedTestResult:
     difference : float
         Observed accuracy of ``a`` minus ``b``.
     se : float
-        Standard error of the observed difference (``se_mean`` = sqrt(var_i(p_a - p_b) / N), or
+        Standard error of the observed difference (``se_difference`` = sqrt(var_i(p_a - p_b) / N), or
         the bootstrap SE for ``method="bootstrap"``).
     method : str
     questions : int
@@ -121,8 +121,8 @@ def paired_test(
         Model names; the difference is ``a - b``.
     method : {"t", "sign", "permutation", "bootstrap", "sign_one_sample", "mcnemar_one_sample"}
         Tests of the difference measured, of the per-question averages d_i = p_a,i - p_b,i:
-        ``t``: the paired t test, t = z sqrt((N - 1) / N) with z = difference / se_mean and
-        se_mean = sqrt(var_i(p_a - p_b) / N) (ddof 0, the SE of the variance components),
+        ``t``: the paired t test, t = z sqrt((N - 1) / N) with z = difference / se_difference and
+        se_difference = sqrt(var_i(p_a - p_b) / N) (ddof 0, the SE of the variance components),
         against Student t with ``df`` = N - 1 degrees of freedom (exactly
         ``scipy.stats.ttest_rel``; the normal reference of z rejected a true null about 5.4% of
         the time at N = 100); it is the ``p_value`` of ``bayesnoise pairs``;
@@ -183,9 +183,9 @@ def paired_test(
     mat = pair_noise_dataset(sub, n_boot=n_boot, random_seed=random_seed, n_permutations=n_perm)
     cell = mat.isel(model_a=0, model_b=1)
     n = mat.attrs["questions"]
-    keys = ("total", "data", "prediction", "se_total", "se_data", "se_prediction", "se_mean")
+    keys = ("total", "data", "prediction", "se_total", "se_data", "se_prediction", "se_difference")
     noise = {k: float(cell[k]) for k in keys}
-    diff, se_mean = float(cell["difference"]), float(cell["se_mean"])
+    diff, se_mean = float(cell["difference"]), float(cell["se_difference"])
     wa, wb = float(mat["wins_a"][0, 1]), float(mat["wins_a"][1, 0])
     scale = float(mat["scale_model"].max())
     se = se_mean

@@ -254,7 +254,7 @@ def power_table(ds, *, difference=None, n=None, k=None, alpha=0.05, power=0.8, o
     *Planned K.* With ``k``, every question gets ``k`` samples from both models: variance per
     question ``data + prediction / k``. Without ``k`` the plan keeps the file's design, each
     question with the samples each model gave it (ragged or not), and uses the exact variance
-    of the K-averaged differences as observed, var_i(d_i) = ``se_mean**2 N`` (plus what the
+    of the K-averaged differences as observed, var_i(d_i) = ``se_difference**2 N`` (plus what the
     clip at 0 added). Unlike a harmonic mean of K this is exact for any K per question and per
     model (also when K follows the difficulty, or differs between the models) and needs no
     split, so it is defined when some K_i = 1. ``samples_per_question`` then shows the
@@ -314,7 +314,7 @@ def power_table(ds, *, difference=None, n=None, k=None, alpha=0.05, power=0.8, o
     n_plan = np.full(len(pairs), n_file if n is None else float(n))
     ia, ib = single.index.get_indexer(pairs["model_a"]), single.index.get_indexer(pairs["model_b"])
     k_file = np.minimum(*(single["samples_per_question"].to_numpy()[i] for i in (ia, ib)))
-    obs = pairs["se_mean"].to_numpy(float) ** 2 * n_file  # var_i(d_i), each with its own K
+    obs = pairs["se_difference"].to_numpy(float) ** 2 * n_file  # var_i(d_i), each with its own K
     var, data, pred, k_eff = _planned(*pairs[["data", "prediction", "total"]].T.values, obs, k)
     obs = single["se_mean"].to_numpy(float) ** 2 * single["questions"].to_numpy(float)
     m_var, m_data, m_pred, _ = _planned(*single[["data", "prediction", "total"]].T.values, obs, k)

@@ -37,7 +37,7 @@ __all__ = [
 
 QUESTION_COLUMNS = [
     "question",
-    "accuracy",
+    "question_accuracy",
     "solved_by",
     "weakest_solver",
     "weakest_solver_accuracy",
@@ -164,8 +164,8 @@ def question_table(p, models=None, questions=None, *, correct=None) -> pd.DataFr
     Returns
     -------
     pandas.DataFrame
-        One row per question, in the given order: ``question``; ``accuracy`` (mean of ``p`` over
-        models); ``solved_by`` (models that solved it); ``weakest_solver`` and
+        One row per question, in the given order: ``question``; ``question_accuracy`` (mean of
+        ``p`` over models); ``solved_by`` (models that solved it); ``weakest_solver`` and
         ``weakest_solver_accuracy`` (the solver with the lowest overall accuracy, first in model
         order among ties; missing (NaN) when nobody solved it); ``kendall_tau`` (tau-b of the
         question's scores against :func:`model_accuracy`, as ``scipy.stats.kendalltau``; NaN when
@@ -199,7 +199,7 @@ def question_table(p, models=None, questions=None, *, correct=None) -> pd.DataFr
     return pd.DataFrame(
         {
             "question": questions,
-            "accuracy": p.mean(axis=0),
+            "question_accuracy": p.mean(axis=0),
             "solved_by": solved.sum(axis=0),
             "weakest_solver": np.where(anyone, models[weakest].astype(object), None),
             "weakest_solver_accuracy": np.where(anyone, acc[weakest], np.nan),
@@ -227,7 +227,7 @@ def question_summary(table: pd.DataFrame) -> dict:
     tau = table["kendall_tau"].to_numpy(dtype=float)
     return {
         "questions": len(table),
-        "unsolved": int((table["accuracy"] == 0).sum()),
+        "unsolved": int((table["question_accuracy"] == 0).sum()),
         "solved_by_one": int((table["solved_by"] == 1).sum()),
         "tau_negative": int((tau < 0).sum()),
         "tau_undefined": int(np.isnan(tau).sum()),

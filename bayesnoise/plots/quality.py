@@ -168,7 +168,7 @@ def plot_difficulty(data, *, bins: int = 20, ax=None):
     Parameters
     ----------
     data : xarray.Dataset or pandas.DataFrame
-        Results, or a question table with ``accuracy`` and ``solved_by``
+        Results, or a question table with ``question_accuracy`` and ``solved_by``
         (:func:`bayesnoise.frequentist.question_quality`).
     bins : int, default 20
         Equal-width bins over (0, 1] for the questions some model solved.
@@ -183,7 +183,7 @@ def plot_difficulty(data, *, bins: int = 20, ax=None):
     Examples
     --------
     >>> import pandas as pd
-    >>> t = pd.DataFrame({"accuracy": [0.0, 0.0, 0.5, 1.0], "solved_by": [0, 0, 2, 4]})
+    >>> t = pd.DataFrame({"question_accuracy": [0, 0, 0.5, 1], "solved_by": [0, 0, 2, 4]})
     >>> ax = plot_difficulty(t, bins=4)
     >>> [float(p.get_height()) for p in ax.patches if p.get_gid() == "unsolved"]
     [2.0]
@@ -196,7 +196,7 @@ def plot_difficulty(data, *, bins: int = 20, ax=None):
         from bayesnoise.frequentist import question_quality
 
         table, title = question_quality(data), data.attrs.get("benchmark", "")
-    acc = table["accuracy"].to_numpy(float)
+    acc = table["question_accuracy"].to_numpy(float)
     unsolved = table["solved_by"].to_numpy() == 0
     ax = new_axes(ax)
     edges = np.linspace(0.0, 1.0, int(bins) + 1)

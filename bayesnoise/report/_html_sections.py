@@ -170,8 +170,8 @@ def summary(ds, models, pairs, close) -> dict:
         out["typical SE(A-B), close pairs, one sample per question (median se_total)"] = float(
             np.median(close["se_total"])
         )
-        out["typical SE(A-B) of the observed scores, close pairs (median se_mean)"] = float(
-            np.median(close["se_mean"])
+        out["typical SE(A-B) of the observed scores, close pairs (median se_difference)"] = float(
+            np.median(close["se_difference"])
         )
     if "p_value_adjusted" in pairs.columns:
         sig = pairs[pairs["p_value_adjusted"] < ALPHA]

@@ -36,10 +36,11 @@ def questions(data, *, unsolved=False, solved_once=False, suspect=None, progress
     Returns
     -------
     xarray.Dataset
-        Dim ``question``: ``accuracy`` (mean over models of the per-question score),
+        Dim ``question``, most suspect first (``suspect_rank`` 1, 2, ...; then the questions
+        whose tau is undefined, in file order): ``question_accuracy`` (mean over models),
         ``solved_by``, ``weakest_solver``, ``weakest_solver_accuracy``, ``kendall_tau``,
         ``suspect_rank`` (1 = most suspect; empty where tau is undefined). Attributes
-        ``questions``, ``unsolved`` (accuracy 0), ``solved_by_one``, ``tau_negative``
+        ``questions``, ``unsolved`` (question_accuracy 0), ``solved_by_one``, ``tau_negative``
         (tau < 0) and ``tau_undefined``, counted over all questions before any filter.
 
     Examples
@@ -69,8 +70,10 @@ def questions(data, *, unsolved=False, solved_once=False, suspect=None, progress
         table = table[table["solved_by"] == 0]
     if solved_once:
         table = table[table["solved_by"] == 1]
+    # the answer first: most suspect question first, undefined tau (NaN rank) last in file order
+    table = table.sort_values("suspect_rank", na_position="last", kind="stable")
     if suspect is not None:
-        table = table.dropna(subset=["suspect_rank"]).sort_values("suspect_rank").head(suspect)
+        table = table.dropna(subset=["suspect_rank"]).head(suspect)
     table = table.reset_index(drop=True)
     table.attrs.update(summary)
     return to_result(table, "question")

@@ -52,8 +52,8 @@ def signal(
       checkpoint data these are added for the noise model's final checkpoint.
 
     With ``families``: Eval-Arena's family SNR instead, for each bigger model A and the next
-    smaller model B of one series, ``family_snr = (acc_A - acc_B) / se_mean(A - B) /
-    log2(size_A / size_B)`` = ``z / size_doublings`` (``z`` and ``se_mean`` as in ``pairs``).
+    smaller model B of one series, ``family_snr = (acc_A - acc_B) / se_difference /
+    log2(size_A / size_B)`` = ``z / size_doublings`` (``z`` and ``se_difference`` as in ``pairs``).
 
     Parameters
     ----------
@@ -88,7 +88,7 @@ def signal(
         question-level data). Without: ``[subtask,] noise_model, models, signal,
         noise_se_total, snr_se_total, noise_se_prediction, snr_se_prediction``. Families:
         ``[subtask,] model_a, model_b, family, size_a, size_b, accuracy_a, accuracy_b,
-        difference, se_mean, z, size_doublings, family_snr``. Attribute ``form``
+        difference, se_difference, z, size_doublings, family_snr``. Attribute ``form``
         (``checkpoints``, ``measured`` or ``families``).
 
     Examples

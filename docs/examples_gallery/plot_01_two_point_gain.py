@@ -40,7 +40,7 @@ noise[["model", "questions", "samples_per_question", "accuracy", "se_total", "se
 # Pairing removes the questions' shared difficulty: what matters is how the per-question
 # differences d_i = p_Ai - p_Bi scatter.
 pair = bn.tidy(bn.pairs(ds, pair=(A, B), confidence_level=0.95))
-pair[["difference", "difference_low", "difference_high", "se_mean", "z", "p_value"]].T
+pair[["difference", "difference_low", "difference_high", "se_difference", "z", "p_value"]].T
 
 # %%
 # The paired standard error of the difference (about 0.9 points) is much smaller than the
