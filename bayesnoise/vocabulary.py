@@ -650,7 +650,8 @@ _ENTRIES = [
         "candidate - baseline",
         "observed candidate - baseline on the shared questions (combined: the mean over the "
         "benchmarks); its interval is the two-sided 1 - 2 alpha paired t interval, whose upper "
-        "end is the one-sided bound the regression gate tests",
+        "end is the one-sided bound the regression gate tests, or where an exact test decides "
+        "(column test) the betting interval, valid at any N (none for a combined exact test)",
         _DIFF,
         POPULATION,
         "freq",
@@ -676,10 +677,17 @@ _ENTRIES = [
         "count",
     ),
     _c(
+        "test",
+        "test",
+        "the test that decided: t (paired t), sign (binomtest on the discordant questions), "
+        "sign-flip (exact permutation of the signs), betting (bounded mean, with a margin), "
+        "none; the last three where every difference is equal or fewer than 30 questions differ",
+    ),
+    _c(
         "p_value_regression",
         "p regression",
         "one-sided p-value of 'no regression' (change >= -margin) against a drop beyond the "
-        "margin (paired t)",
+        "margin, of the test in column test",
         _PROB,
     ),
     _c(

@@ -120,17 +120,22 @@ def test_holm_over_benchmarks_and_combined_matches_statsmodels():
 
 def test_bayes_probability_is_the_dirichlet_posterior():
     d = np.random.default_rng(5).choice([-1.0, 0.0, 1.0], p=[0.18, 0.7, 0.12], size=300)
-    res = gate(d, method="bayes", draws=2000, random_seed=7)
+    res = gate(d, method="bayes", n_resamples=2000, rng=7)
     ref = paired_population_posterior(d, draws=2000, random_seed=7)["prob_a_better"]
     assert np.isclose(res.pvalue, ref)  # P(no regression) = P(candidate - baseline > 0)
     assert res.regression == (res.pvalue < ALPHA)
 
 
 def test_differences_that_do_not_vary():
+    """Equal differences: the sign test decides (scipy's binomtest), never p = 0 or NaN."""
     worse = gate(np.full(10, -1.0))
-    assert worse.pvalue == 0 and worse.regression and worse.statistic == -np.inf
+    exact = stats.binomtest(10, 10, 0.5, alternative="greater").pvalue
+    assert worse.test == "sign" and worse.pvalue == exact and worse.regression
+    two = gate(np.full(2, -1.0))
+    assert two.pvalue == 0.25 and not two.regression and two.exit_status == 0
     same = gate(np.zeros(10))
-    assert np.isnan(same.pvalue) and not same.regression
+    assert same.pvalue == 1.0 and not same.regression
+    assert same.verdict.startswith("no difference observed") and "better" not in same.verdict
 
 
 def test_verdict_names_regression_margin_non_inferiority_and_improvement():
@@ -304,7 +309,7 @@ def test_bayes_gate_size(questions):
     """method='bayes' on null evals: flags at most alpha + 3 MC SEs (300 replicates)."""
     reps = 300
     p = draw(np.random.default_rng(4), questions, reps, 300, 1)
-    flagged = np.array([gate(x, method="bayes", draws=1000).regression for x in p[1] - p[0]])
+    flagged = np.array([gate(x, method="bayes", n_resamples=1000).regression for x in p[1] - p[0]])
     assert flagged.mean() <= ALPHA + 3 * _mc_se(ALPHA, reps), flagged.mean()
 
 
@@ -314,7 +319,7 @@ def test_every_column_the_three_commands_print_is_registered(pilot):
     f = pilot["both"]
     tables = {
         "check": gate(pilot["d"], names=["x"]).rows,
-        "check bayes": gate([pilot["d"], pilot["d"]], method="bayes", draws=200).rows,
+        "check bayes": gate([pilot["d"], pilot["d"]], method="bayes", n_resamples=200).rows,
         "monitor": bn.tidy(bn.sequential(f, progress=False)),
         "plan": bn.tidy(bn.plan(f, target_se=0.02, progress=False)),
         "plan resample": bn.tidy(bn.plan(f, resample=10, progress=False)),
