@@ -44,11 +44,14 @@ from bayesnoise.verbs import (
     power,
     questions,
     ranks,
+    rate,
     reference,
     report,
     signal,
+    threshold,
     tidy,
 )
+from bayesnoise.verbs.rate import exact_coverage
 
 __version__ = "0.1.0"
 
@@ -66,6 +69,7 @@ __all__ = [
     "complete",
     "coverage",
     "decision_accuracy",
+    "exact_coverage",
     "from_arrays",
     "leaderboard",
     "load",
@@ -79,12 +83,14 @@ __all__ = [
     "power",
     "questions",
     "ranks",
+    "rate",
     "reference",
     "report",
     "save",
     "scores",
     "select_models",
     "signal",
+    "threshold",
     "tidy",
 ]
 

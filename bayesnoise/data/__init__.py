@@ -16,12 +16,14 @@ from .schema import (
     refuse_factors,
     renamed_legacy,
 )
+from .threshold import SUCCESS, threshold_dataset, threshold_note, threshold_samples
 
 __all__ = [
     "ATTR_DEFAULTS",
     "MODEL",
     "QUESTION",
     "SAMPLE",
+    "SUCCESS",
     "DataError",
     "attr",
     "beta_binomial_counts",
@@ -35,4 +37,7 @@ __all__ = [
     "renamed_legacy",
     "scores",
     "select_models",
+    "threshold_dataset",
+    "threshold_note",
+    "threshold_samples",
 ]

@@ -159,8 +159,10 @@ def beta_binomial_counts(
     if not attr(ds, "binary") or np.any(c != np.round(c)):
         raise DataError(
             f"{source}: sample scores are not all 0/1 (partial credit); {needed_by} needs "
-            "whole numbers correct out of K. Use the frequentist commands (noise, pairs), which "
-            "handle fractional scores."
+            "whole numbers correct out of K. Turn graded scores into success / failure with "
+            "--threshold T (threshold=T; a score >= T is a success, --success below for a "
+            "distance), or use the frequentist commands (noise, pairs), which handle "
+            "fractional scores."
         )
     return c, k
 

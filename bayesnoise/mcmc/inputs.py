@@ -147,7 +147,8 @@ def model_data(
     if np.any(c != np.round(c)):
         raise DataError(
             f"{source}: correct holds fractional values (partial-credit scores); the "
-            "Beta-Binomial model needs whole numbers correct out of K samples. Use the "
+            "Beta-Binomial model needs whole numbers correct out of K samples. Turn graded "
+            "scores into success / failure with --threshold T (threshold=T), or use the "
             "frequentist commands (noise, pairs), which handle partial credit."
         )
     m, n = c.shape

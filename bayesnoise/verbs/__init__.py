@@ -18,6 +18,7 @@ from .gate import check
 from .outputs import columns, reference, report
 from .plan import plan
 from .quality import leaderboard, questions
+from .rate import rate, threshold
 from .sequential import monitor
 from .signal import signal
 from .tables import arena, compare, noise, pairs, posterior
@@ -41,8 +42,10 @@ __all__ = [
     "power",
     "questions",
     "ranks",
+    "rate",
     "reference",
     "report",
     "signal",
+    "threshold",
     "tidy",
 ]

@@ -84,6 +84,10 @@ def tidy(result: xr.Dataset) -> pd.DataFrame:
     {'model': ['a'], 'accuracy': [0.5]}
     """
     columns = result.attrs.get("columns") or [*result.coords, *result.data_vars]
-    df = pd.DataFrame({c: result[c].to_numpy() for c in columns})
+    if any(result[v].ndim > 1 for v in result.data_vars):  # a grid (e.g. model x threshold)
+        frame = result[[c for c in columns if c in result.data_vars]].to_dataframe()
+        df = frame.reset_index()[columns]
+    else:
+        df = pd.DataFrame({c: result[c].to_numpy() for c in columns})
     df.attrs.update({k: v for k, v in result.attrs.items() if k != "columns"})
     return df

@@ -1,0 +1,188 @@
+"""Graded scores become success / failure: ``score >= T`` (``success="above"``, T inclusive) or
+``score <= T`` (``success="below"``, e.g. a distance), before anything else is computed.
+
+Two entry points: :func:`threshold_samples` for per-sample scores (a numpy array, NaN = not
+drawn) and :func:`threshold_dataset` for a loaded dataset. A dataset keeps per cell only the sum
+and the sum of squares of its K sample scores, which fixes every sample's score when K = 1, when
+the scores are 0/1, or when the K scores of the cell are equal; a cell of K > 1 different graded
+scores is refused (its samples' scores are not in the dataset any more), never guessed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from .schema import DataError, attr
+
+__all__ = ["SUCCESS", "check_threshold", "threshold_dataset", "threshold_note", "threshold_samples"]
+
+#: Which side of the threshold is a success.
+SUCCESS = ("above", "below")
+# Relative tolerance for "the K scores of a cell are equal": K sum_sq == correct^2.
+_EQUAL_TOL = 1e-9
+
+
+def check_threshold(threshold, success: str) -> float:
+    """``threshold`` as a float, after checking it and ``success``.
+
+    Examples
+    --------
+    >>> check_threshold("0.7", "above")
+    0.7
+    """
+    if success not in SUCCESS:
+        raise DataError(f"success must be 'above' or 'below', got {success!r}")
+    try:
+        value = float(threshold)
+    except (TypeError, ValueError):
+        raise DataError(f"threshold must be a number, got {threshold!r}") from None
+    if not np.isfinite(value):
+        raise DataError(f"threshold must be a finite number, got {threshold!r}")
+    return value
+
+
+def threshold_note(threshold: float, success: str) -> str:
+    """The one line that says how scores were turned into successes.
+
+    Examples
+    --------
+    >>> threshold_note(0.7, "above")
+    'scores >= 0.7 count as success (threshold 0.7, success above)'
+    """
+    sign = ">=" if success == "above" else "<="
+    return (
+        f"scores {sign} {threshold:g} count as success (threshold {threshold:g}, success {success})"
+    )
+
+
+def _passes(values, threshold: float, success: str):
+    return values >= threshold if success == "above" else values <= threshold
+
+
+def _check_range(low: float, high: float, threshold: float, source: str) -> None:
+    if threshold < low or threshold > high:
+        raise DataError(
+            f"{source}: threshold {threshold:g} is outside the scores' range [{low:g}, {high:g}]: "
+            "every answer would be counted the same (all successes or all failures); choose a "
+            "threshold inside the range (scores must be in [0, 1])"
+        )
+
+
+def threshold_samples(values, threshold, success: str = "above", *, source: str = "scores"):
+    """Per-sample scores as 1.0 (success) / 0.0 (failure); NaN (not drawn) stays NaN.
+
+    Parameters
+    ----------
+    values : array_like
+        Scores; NaN marks a sample that was not drawn.
+    threshold : float
+        Inclusive threshold, inside the observed range of the scores.
+    success : {"above", "below"}, default "above"
+    source : str
+        Named in error messages.
+
+    Returns
+    -------
+    numpy.ndarray of float
+
+    Raises
+    ------
+    DataError
+        A threshold outside the scores' range (everything would be one class).
+
+    Examples
+    --------
+    >>> threshold_samples([0.2, 0.7, float("nan"), 0.9], 0.7).tolist()
+    [0.0, 1.0, nan, 1.0]
+    """
+    t = check_threshold(threshold, success)
+    v = np.asarray(values, dtype=float)
+    drawn = ~np.isnan(v)
+    if not drawn.any():
+        raise DataError(f"{source}: no scores to threshold")
+    _check_range(float(v[drawn].min()), float(v[drawn].max()), t, source)
+    return np.where(drawn, _passes(v, t, success).astype(float), np.nan)
+
+
+def threshold_dataset(ds: xr.Dataset, threshold, success: str = "above") -> xr.Dataset:
+    """The dataset with every sample score replaced by 1 (success) or 0 (failure).
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The package's dataset (``correct``, ``samples``, ``sum_sq``).
+    threshold : float
+        Inclusive threshold, inside the observed range of the scores.
+    success : {"above", "below"}, default "above"
+        ``"above"``: a score ``>= threshold`` is a success; ``"below"``: ``<= threshold``.
+
+    Returns
+    -------
+    xarray.Dataset
+        0/1 scores (``binary=True``), attributes ``threshold``, ``success`` and
+        ``threshold_note``.
+
+    Raises
+    ------
+    DataError
+        A threshold outside the scores' range; a cell whose K > 1 graded scores differ (the
+        dataset holds only their sum: give the per-sample scores, see the message).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayesnoise.data import from_arrays
+    >>> s = np.array([[0.4, 0.8, 0.65]])
+    >>> ds = from_arrays(s, np.ones((1, 3)), sum_sq=s**2)
+    >>> threshold_dataset(ds, 0.65)["correct"].values.tolist()
+    [[0.0, 1.0, 1.0]]
+    """
+    t = check_threshold(threshold, success)
+    source = attr(ds, "source")
+    if not attr(ds, "counts_known"):
+        raise DataError(
+            f"{source}: the scores are fractional pass1 values without the number of samples "
+            "behind them; a threshold needs each sample's score"
+        )
+    dims = ds["correct"].dims
+    c = ds["correct"].values.astype(float)
+    k = ds["samples"].transpose(*dims).values.astype(float)
+    sq = ds["sum_sq"].transpose(*dims).values.astype(float)
+    answered = k > 0
+    if not answered.any():
+        raise DataError(f"{source}: no answered question to threshold")
+    kk = np.where(answered, k, 1.0)
+    if attr(ds, "binary"):
+        # 0/1 samples: c ones and K - c zeros in each cell.
+        ones, zeros = answered & (c > 0), answered & (c < k)
+        low = 0.0 if zeros.any() else 1.0
+        high = 1.0 if ones.any() else 0.0
+        _check_range(low, high, t, source)
+        new = c * float(_passes(1.0, t, success)) + (k - c) * float(_passes(0.0, t, success))
+    else:
+        value = c / kk  # the score of each sample where the cell's samples are equal
+        equal = (k == 1) | np.isclose(kk * sq, c * c, rtol=_EQUAL_TOL, atol=1e-12)
+        bad = answered & ~equal
+        if bad.any():
+            cell = np.argwhere(bad)[0]
+            where = ", ".join(
+                f"{d} {ds[d].values[i]}" if d in ds.coords else f"{d} {i}"
+                for d, i in zip(dims, cell, strict=True)
+            )
+            raise DataError(
+                f"{source}: {where}: {int(k[tuple(cell)])} graded samples were summed when the "
+                "file was read, so their scores cannot be thresholded one by one; give the "
+                "per-sample scores as a (model, question, sample) array "
+                "(bn.rate(array, threshold=...)) or add a 0/1 column to the file (score >= T) "
+                "and read that"
+            )
+        _check_range(float(value[answered].min()), float(value[answered].max()), t, source)
+        new = np.where(answered, k * _passes(value, t, success), 0.0)
+    out = ds.copy()
+    out["correct"] = (dims, new.astype(float))
+    out["sum_sq"] = (dims, new.astype(float))
+    out.attrs.update(
+        binary=True, threshold=t, success=success, threshold_note=threshold_note(t, success)
+    )
+    return out
