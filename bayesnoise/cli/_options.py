@@ -112,6 +112,19 @@ def input_parent(*, file: bool = True) -> argparse.ArgumentParser:
         help="column of a factor (prompt template, run, judge): a dim, never samples; "
         "repeatable (`bayesnoise noises` measures its noise)",
     )
+    graded = p.add_argument_group("graded scores")
+    graded.add_argument(
+        "--threshold",
+        type=float,
+        metavar="T",
+        help="a graded score becomes a success when >= T (T inclusive), before anything else",
+    )
+    graded.add_argument(
+        "--success",
+        choices=("above", "below"),
+        default="above",
+        help="with --threshold: below makes a score <= T a success (a distance; default above)",
+    )
     cols.add_argument(
         "--samples-per-question",
         type=count,
