@@ -122,8 +122,9 @@ def test_bayes_probability_is_the_dirichlet_posterior():
     d = np.random.default_rng(5).choice([-1.0, 0.0, 1.0], p=[0.18, 0.7, 0.12], size=300)
     res = gate(d, method="bayes", n_resamples=2000, rng=7)
     ref = paired_population_posterior(d, draws=2000, random_seed=7)["prob_a_better"]
-    assert np.isclose(res.pvalue, ref)  # P(no regression) = P(candidate - baseline > 0)
-    assert res.regression == (res.pvalue < ALPHA)
+    assert np.isclose(res.prob_no_regression, ref)  # P(candidate - baseline > 0)
+    assert res.regression == (res.prob_no_regression < ALPHA)
+    assert np.isnan(res.pvalue)  # a posterior probability is never reported as a p-value
 
 
 def test_differences_that_do_not_vary():
@@ -156,10 +157,11 @@ def test_verdict_names_regression_margin_non_inferiority_and_improvement():
 def test_one_file_and_two_files_give_the_same_gate(pilot):
     one = bn.check(pilot["both"], baseline_model="base", candidate_model="cand", progress=False)
     two = bn.check(pilot["base"], pilot["cand"], progress=False)
-    assert np.isclose(one.pvalue, two.pvalue) and one.regression and two.regression
+    one, two = one.attrs, two.attrs
+    assert np.isclose(one["p_value"], two["p_value"]) and one["regression"] and two["regression"]
     ref = stats.ttest_1samp(pilot["d"], 0.0, alternative="less")
-    assert np.isclose(one.pvalue, ref.pvalue)
-    assert two.baseline.startswith("model-x (base.csv")  # same model name: files say which
+    assert np.isclose(one["p_value"], ref.pvalue)
+    assert two["baseline"].startswith("model-x (base.csv")  # same model name: files say which
 
 
 def test_pairs_on_shared_questions_and_says_so(tmp_path):
@@ -171,7 +173,7 @@ def test_pairs_on_shared_questions_and_says_so(tmp_path):
     c.to_csv(tmp_path / "c.csv", index=False)
     with pytest.warns(UserWarning, match="pairing on the 39 questions both answered"):
         res = bn.check(b, tmp_path / "c.csv", progress=False)
-    assert int(res.rows["questions"][0]) == 39
+    assert int(res["questions"][0]) == 39
 
 
 def test_several_benchmarks_in_a_benchmark_column(tmp_path):
@@ -185,7 +187,7 @@ def test_several_benchmarks_in_a_benchmark_column(tmp_path):
     cand[bench == "code"] = 0  # a regression on one benchmark only
     f = _write_long(tmp_path / "multi.csv", {"old": base, "new": cand}, benchmark=bench)
     res = bn.check(f, baseline_model="old", candidate_model="new", progress=False)
-    rows = res.rows.set_index("benchmark")
+    rows = bn.tidy(res).set_index("benchmark")
     assert list(rows.index) == ["code", "math", "qa", "combined"]
     d = (cand - base)[:, 0]
     names = ["code", "math", "qa"]
@@ -193,7 +195,7 @@ def test_several_benchmarks_in_a_benchmark_column(tmp_path):
     np.testing.assert_allclose(
         rows["p_value_regression_adjusted"], ref.rows["p_value_regression_adjusted"]
     )
-    assert rows.loc["code", "regression"] and res.exit_status == 1
+    assert rows.loc["code", "regression"] and res.attrs["exit_status"] == 1
 
 
 def test_bad_input_is_a_data_error(pilot, tmp_path):
@@ -253,7 +255,7 @@ def test_json_format_is_machine_readable(pilot, capsys):
     out = json.loads(capsys.readouterr().out)
     assert status == out["exit_status"] == 1 and out["regression"] is True
     assert out["alternative"] == "less" and out["confidence_level"] == pytest.approx(0.9)
-    assert out["benchmarks"][0]["p_value_regression"] == pytest.approx(out["pvalue"])
+    assert out["benchmarks"][0]["p_value_regression"] == pytest.approx(out["p_value"])
 
 
 # --- acceptance: size and power over simulated correlated evals ---------------------------

@@ -46,14 +46,18 @@ def _kw(args) -> dict:
 def _run_check(args, fmt):
     files = args.file
     result = verbs.check(files[0] if len(files) == 1 else files, **_kw(args))
-    several = len(result.rows) > 1
+    rows, head = verbs.tidy(result), dict(result.attrs)
+    head.pop("columns", None)
     if fmt == "json":
-        text = json.dumps(result.to_dict(), indent=1) + "\n"
+        # NaN as null, numpy values as plain JSON
+        records = json.loads(rows.to_json(orient="records", double_precision=15))
+        text = json.dumps({**head, "benchmarks": records}, indent=1) + "\n"
     elif fmt in ("csv", "tsv"):
-        text = render(result.rows, fmt)
+        text = render(rows, fmt)
     else:
-        text = (render(result.rows, "table") + "\n" if several else "") + result.verdict + "\n"
-    return text, result.exit_status
+        several = len(rows) > 1
+        text = (render(rows, "table") + "\n" if several else "") + head["verdict"] + "\n"
+    return text, head["exit_status"]
 
 
 def _run_monitor(args, fmt):

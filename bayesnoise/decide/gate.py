@@ -409,8 +409,10 @@ class GateResult:
         The t statistic ``(change + margin) / se`` (freq) or the posterior mean of the
         difference (bayes); of the combined test when there are several benchmarks.
     pvalue : float
-        One-sided p-value of "no regression" (freq), or the posterior probability of no
-        regression (bayes); unadjusted.
+        One-sided p-value of "no regression" (frequentist), unadjusted; NaN under bayes,
+        which has no p-value (see ``prob_no_regression``).
+    prob_no_regression : float
+        Posterior probability of no regression (bayes), unadjusted; NaN when frequentist.
     df : float
         Degrees of freedom of the t reference (NaN for bayes).
     alternative : str
@@ -449,6 +451,7 @@ class GateResult:
     draws: np.ndarray | None = field(default=None, repr=False)
     differences: np.ndarray | None = field(default=None, repr=False)
     rng: int = 0
+    prob_no_regression: float = float("nan")
 
     @property
     def exit_status(self) -> int:
@@ -500,7 +503,11 @@ class GateResult:
             "statistic": self.statistic,
             "test": self.test,
             "df": self.df,
-            "pvalue": self.pvalue,
+            **(
+                {"p_value": self.pvalue}
+                if self.method == "frequentist"
+                else {"prob_no_regression": self.prob_no_regression}
+            ),
             "regression": self.regression,
             "exit_status": self.exit_status,
             "verdict": self.verdict,
@@ -674,7 +681,7 @@ def _result(rows, names, accuracies, margin, alpha, method, baseline, candidate)
         )
         draws, test = None, str(top.get("test", "t"))
     else:
-        stat, pvalue, df, se = top["change_bayes"], top[p_key], np.nan, np.nan
+        stat, pvalue, df, se = top["change_bayes"], np.nan, np.nan, np.nan
         draws, test = top["draws"], "posterior"
     return GateResult(
         statistic=float(stat),
@@ -692,4 +699,5 @@ def _result(rows, names, accuracies, margin, alpha, method, baseline, candidate)
         candidate=str(candidate),
         test=test,
         draws=draws,
+        prob_no_regression=float(top[p_key]) if method != "frequentist" else np.nan,
     )

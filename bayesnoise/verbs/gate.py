@@ -20,6 +20,7 @@ from ._inputs import (
     fill_docs,
     source_name,
 )
+from ._result import to_result
 
 __all__ = ["check"]
 
@@ -191,22 +192,28 @@ def check(
 
     Returns
     -------
-    bayesnoise.decide.gate.GateResult
-        scipy-style: ``statistic``, ``pvalue``, ``df``, ``alternative`` (``"less"``),
-        ``confidence_interval(confidence_level=)`` (default ``1 - 2 alpha``, whose upper
-        end is the one-sided bound the gate tests); ``difference`` (candidate - baseline),
-        ``regression``, ``verdict`` (the lines the command prints), ``rows`` (one per
-        benchmark and ``combined``), ``exit_status`` (1 = regression shown) and
-        ``to_dict()`` (what ``--format json`` prints).
+    xarray.Dataset
+        Dim ``benchmark`` (each benchmark, then ``combined`` when several): the columns
+        ``bayesnoise check --format csv`` prints (``change`` with its ``1 - 2 alpha``
+        interval, ``p_value_regression`` or, for bayes, ``prob_no_regression``, their Holm
+        adjustment, ``regression``, ``verdict``, ...). Attributes, of the top row (the
+        combined test when several): ``difference`` (candidate - baseline), ``low``,
+        ``high`` (the interval at ``confidence_level = 1 - 2 alpha``, whose upper end is
+        the one-sided bound the gate tests), ``statistic``, ``test``, ``df``, ``p_value``
+        (frequentist) or ``prob_no_regression`` (bayes; never called a p-value),
+        ``alternative`` (``"less"``), ``regression``, ``exit_status`` (1 = regression
+        shown), ``verdict`` (the lines the command prints), ``baseline``, ``candidate``,
+        ``method``, ``margin``, ``alpha``; NaN attributes are None. The scipy-style object
+        is :func:`bayesnoise.decide.gate.gate`'s.
 
     Examples
     --------
     >>> import bayesnoise as bn
     >>> f = "examples/data/cruxeval_output_temp0.8.csv.gz"
     >>> res = bn.check(f, baseline="phind", candidate="codellama-13b")
-    >>> res.regression, res.exit_status
-    (True, 1)
-    >>> print(res.verdict)
+    >>> res.attrs["regression"], res.attrs["exit_status"], res.sizes["benchmark"]
+    (True, 1, 1)
+    >>> print(res.attrs["verdict"])
     candidate is worse than baseline by 0.028 [0.011, 0.045] (90% interval), p = 0.003: regression
     """
     from bayesnoise.decide.gate import METHODS
@@ -284,7 +291,7 @@ def _check(pairs, baseline, candidate, margin, alpha, method, n_resamples, seed,
     b_name, c_name = rows[0][1][0], rows[0][2][0]
     if pairs[0][1] is not None and b_name == c_name:
         b_name, c_name = f"{b_name} ({rows[0][1][3]})", f"{c_name} ({rows[0][2][3]})"
-    return gate(
+    res = gate(
         diffs,
         names=labels,
         accuracies=accuracies,
@@ -296,6 +303,11 @@ def _check(pairs, baseline, candidate, margin, alpha, method, n_resamples, seed,
         baseline=b_name,
         candidate=c_name,
     )
+    out = to_result(res.rows, "benchmark")  # the table; the summary of the top row in attrs
+    head = res.to_dict()
+    head.pop("benchmarks")
+    out.attrs.update(head)
+    return out
 
 
 fill_docs(check)
