@@ -1044,7 +1044,144 @@ _RATE_ENTRIES: list[Column] = [
 ]
 
 # Prompt templates, runs and judges as measured factors (``noises``).
-_FACTOR_ENTRIES: list[Column] = []
+# Scopes: the registry knows these questions or the question population; over which templates
+# (their population, or these) is in each name (``*_templates`` / ``*_these_templates``).
+_TEMPLATES = _THESE_TEMPLATES = POPULATION
+_FACTOR_ENTRIES: list[Column] = [
+    _c("factor", "factor", "the crossed factor measured (a column named with --factor)"),
+    _c("templates", "T", "levels of the crossed factor (prompt templates) with results", "count"),
+    _c("cells", "cells", "(question, template) cells with at least one run", "count"),
+    _c(
+        "runs_per_cell",
+        "K per cell",
+        "runs per (question, template) cell, the mean when it varies; runs are replicates",
+        "count",
+    ),
+    _c(
+        "component",
+        "component",
+        "source of variance: question, template (the factor), question x template, sampling "
+        "(runs within a cell); for a pair the template part is the model x template interaction",
+    ),
+    _c(
+        "accuracy_templates",
+        "accuracy, template population (freq)",
+        "mean over templates of each template's mean score; its interval is for the expected "
+        "accuracy over new questions and new templates like these (templates a random draw), "
+        "t with Satterthwaite degrees of freedom",
+        _ACC,
+        _TEMPLATES,
+        "freq",
+        True,
+    ),
+    _c(
+        "accuracy_these_templates",
+        "accuracy, these templates (freq)",
+        "the same mean; its interval is for the expected accuracy over new questions under "
+        "these templates (templates fixed): no template part in its SE",
+        _ACC,
+        _THESE_TEMPLATES,
+        "freq",
+        True,
+    ),
+    _c(
+        "se_templates",
+        "SE, template population",
+        "standard error of accuracy_templates (or difference_templates): sqrt of the sum of "
+        "the variance parts, a negative template part counted as 0",
+        _ACC,
+        _TEMPLATES,
+        "freq",
+    ),
+    _c(
+        "se_these_templates",
+        "SE, these templates",
+        "standard error for these templates: question, question x template and sampling parts",
+        _ACC,
+        _THESE_TEMPLATES,
+        "freq",
+    ),
+    _c(
+        "df_templates",
+        "df, template population",
+        "Satterthwaite degrees of freedom of se_templates (near T - 1 when the template part "
+        "dominates: few templates, few degrees of freedom)",
+        "count",
+        _TEMPLATES,
+        "freq",
+    ),
+    _c(
+        "df_these_templates",
+        "df, these templates",
+        "Satterthwaite degrees of freedom of se_these_templates (near N - 1)",
+        "count",
+        _THESE_TEMPLATES,
+        "freq",
+    ),
+    _c(
+        "difference_templates",
+        "A - B, template population (freq)",
+        "paired difference of accuracy_templates on the cells both models have; its interval "
+        "counts the model x template interaction (templates a random draw)",
+        _DIFF,
+        _TEMPLATES,
+        "freq",
+        True,
+    ),
+    _c(
+        "difference_these_templates",
+        "A - B, these templates (freq)",
+        "the same difference; its interval is for these templates (no model x template part)",
+        _DIFF,
+        _THESE_TEMPLATES,
+        "freq",
+        True,
+    ),
+    _c(
+        "p_value_templates",
+        "p, template population",
+        "two-sided t test of difference_templates = 0 (Satterthwaite degrees of freedom)",
+        _PROB,
+        _TEMPLATES,
+        "freq",
+    ),
+    _c(
+        "p_value_these_templates",
+        "p, these templates",
+        "two-sided t test of difference_these_templates = 0",
+        _PROB,
+        _THESE_TEMPLATES,
+        "freq",
+    ),
+    _c(
+        "variance_component",
+        "variance component",
+        "unbiased estimate of the component's variance for one run's score (method of moments; "
+        "may be negative by chance; with one run per cell question x template includes "
+        "sampling)",
+        "variance of scores",
+        _TEMPLATES,
+        "freq",
+    ),
+    _c(
+        "variance_part",
+        "part of SE^2",
+        "the component's part of se_templates^2 (they add up to it): question / N, template "
+        "/ T (a negative one counted as 0), question x template / (N T), sampling / (N T K) "
+        "when balanced",
+        "variance of scores",
+        _TEMPLATES,
+        "freq",
+    ),
+    _c(
+        "variance_share",
+        "share",
+        "variance_part / se_templates^2 (the parts are unbiased, so a share may be negative)",
+        "fraction (0-1)",
+        _TEMPLATES,
+        "freq",
+    ),
+]
 
 # Scores graded by an LLM judge, corrected with human labels (``judge``).
 _JUDGE_ENTRIES: list[Column] = []

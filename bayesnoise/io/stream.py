@@ -304,7 +304,9 @@ class _Aggregator:
     def _duplicate(self, key: tuple[int, ...]):
         roles = self.layout.keys
         wanted = {
-            r: self.layout.label(r) for r in (*roles, "benchmark") if r in self.layout.columns
+            r: self.layout.label(r)
+            for r in (*roles, *self.layout.factor_roles, "benchmark")
+            if r in self.layout.columns
         }
         found = []
         for source, offset, n, columns in self._scan(wanted):

@@ -14,6 +14,7 @@ from ._result import tidy
 from .coverage import coverage
 from .decision import decision_accuracy
 from .decisions import passk, power, ranks
+from .factors import noises
 from .gate import check
 from .outputs import columns, reference, report
 from .plan import plan
@@ -34,6 +35,7 @@ __all__ = [
     "leaderboard",
     "monitor",
     "noise",
+    "noises",
     "pairs",
     "passk",
     "plan",

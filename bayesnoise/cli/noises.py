@@ -1,0 +1,38 @@
+"""``bayesnoise noises``: the noise of a crossed factor (prompt templates) beside questions and
+runs; calls :func:`bayesnoise.noises`."""
+
+from __future__ import annotations
+
+import argparse
+
+from bayesnoise import verbs
+
+from ._options import COLUMNS_HELP, add_level, input_parent, output_parent
+
+TEXT = (
+    "per model (or pair): accuracy over prompt templates and its noise split into question, "
+    "template, question x template and sampling parts (name the template column with --factor)"
+)
+
+
+def register(sub) -> None:
+    """Add ``noises`` to the ``bayesnoise`` sub-parsers."""
+    p = sub.add_parser(
+        "noises",
+        parents=[input_parent(), output_parent()],
+        help=TEXT,
+        description=TEXT,
+        epilog=COLUMNS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.set_defaults(verb=verbs.noises, shows="table")
+    p.add_argument(
+        "--by",
+        choices=verbs.factors.BY,
+        default="model",
+        help="per model, or per pair of models (paired differences)",
+    )
+    add_level(p, "interval level (default 0.95)")
+    p.set_defaults(confidence_level=0.95)
+    p.add_argument("--method", choices=verbs.factors.METHODS, default="frequentist")
+    p.add_argument("--rng", type=int, default=0, metavar="N", help="random seed (Bayesian method)")

@@ -1,0 +1,268 @@
+"""Crossed designs: question x template cells with runs as replicates (numpy/scipy only).
+
+One model (or one pair's differences) gives, per question q and template t, a cell mean
+``y_qt`` over its ``K_qt`` runs. The random-effects model is
+
+    y_qt = mu + u_q + v_t + w_qt + e_qt,   Var u = s2_q, Var v = s2_t, Var w = s2_qt,
+    Var e_qt = s2_e / K_qt                 (s2_e: variance of one run's score in a cell)
+
+with every effect independent. For 0/1 scores the components are those of the functional
+ANOVA (Hoeffding) decomposition of the expected score ``f(u, v, w)``: s2_q = Var E[f | u],
+s2_t = Var E[f | v], s2_qt the rest of Var f, s2_e = E[f (1 - f)]; the expected mean squares
+below hold for them exactly, so no normality is needed for unbiasedness.
+
+Estimators (all unbiased, negative values kept; an interval truncates at 0):
+
+* within-cell variance: per cell ``v_c = (sum_sq - correct^2 / K) / (K - 1)`` (the paper's
+  small-K correction, eq. 23), so ``eta_c = v_c / K_c`` estimates ``Var e_c`` cell by cell;
+  with a cell of one run the split of s2_qt and s2_e is not identified, and only their sum is
+  reported (``split=False``);
+* balanced designs (every cell present): ANOVA mean squares, E[MS_Q] = T s2_q + s2_qt + s2_e/K,
+  E[MS_T] = N s2_t + s2_qt + s2_e/K, E[MS_QT] = s2_qt + s2_e/K;
+* unbalanced designs (missing cells, ragged K): the U-statistic moments of Gao and Owen (2017,
+  "Efficient moment calculations for variance components in large unbalanced crossed random
+  effects models"): sums of squared differences of pairs of cells in the same question, in
+  the same template and over all pairs, each with a known linear expectation in the
+  components; for a balanced design they are an invertible map of the three mean squares and
+  give the ANOVA estimates. REML (statsmodels MixedLM) truncates at 0 and is biased upward
+  when a component's estimate often hits the boundary, as s2_t does with 3 templates.
+
+The estimate of the accuracy is the mean over templates of each template's mean over its
+questions, ``theta = sum_c a_c y_c`` with ``a_qt = 1 / (T n_t)``. Its variance has one part
+per component: ``c_q s2_q + c_t s2_t + c_qt s2_qt + sum_c a_c^2 eta_c`` with
+``c_q = sum_q (sum_t a_qt)^2``, ``c_t = sum_t (sum_q a_qt)^2 = 1/T``, ``c_qt = sum_c a_c^2``.
+Over the template population (templates a random draw) all four count; over these templates
+(fixed) the template part drops out. Degrees of freedom: Satterthwaite's, from the mean
+squares (balanced) or the mean squares the estimates imply (unbalanced), so that 3 templates
+give about 2 degrees of freedom where the template part dominates, not N T K.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+__all__ = [
+    "CrossedFit",
+    "anova_mean_squares",
+    "cell_means",
+    "crossed_fit",
+    "moment_components",
+    "satterthwaite_df",
+]
+
+
+@dataclass(frozen=True)
+class CrossedFit:
+    """Variance components of a question x template design and the accuracy's SE.
+
+    ``components``: unbiased (s2_q, s2_t, s2_qt, s2_e); with ``split=False`` the third is
+    s2_qt + s2_e (one run per cell) and the fourth NaN. ``parts_random`` /
+    ``parts_fixed``: each component's share of Var(estimate) (unbiased; the fixed one has 0
+    for the template). ``se_*`` and ``df_*`` are what the intervals use (a negative part
+    truncated at 0)."""
+
+    estimate: float
+    components: np.ndarray
+    split: bool
+    parts_random: np.ndarray
+    parts_fixed: np.ndarray
+    se_random: float
+    se_fixed: float
+    df_random: float
+    df_fixed: float
+    n_questions: int
+    n_templates: int
+    n_cells: int
+    mean_runs: float
+    balanced: bool
+
+    def interval(self, confidence_level: float, *, fixed: bool = False) -> tuple[float, float]:
+        """t interval with the Satterthwaite degrees of freedom."""
+        se, df = (self.se_fixed, self.df_fixed) if fixed else (self.se_random, self.df_random)
+        half = stats.t.ppf(0.5 + confidence_level / 2, df) * se
+        return self.estimate - half, self.estimate + half
+
+    def p_value(self, *, fixed: bool = False) -> float:
+        """Two-sided t test of ``estimate == 0`` (for a paired difference)."""
+        se, df = (self.se_fixed, self.df_fixed) if fixed else (self.se_random, self.df_random)
+        if not se > 0:
+            return float("nan")
+        return float(2 * stats.t.sf(abs(self.estimate) / se, df))
+
+
+def cell_means(correct, samples, sum_sq) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """Cell means ``y``, the unbiased variance of each cell mean ``eta`` (None when a present
+    cell has one run) and the mask of present cells, from ``(N, T)`` sums.
+
+    Examples
+    --------
+    >>> y, eta, obs = cell_means([[1, 2]], [[2, 2]], [[1, 2]])
+    >>> y.tolist(), eta.tolist(), obs.tolist()
+    ([[0.5, 1.0]], [[0.25, 0.0]], [[True, True]])
+    """
+    c = np.asarray(correct, dtype=float)
+    k = np.asarray(samples, dtype=float)
+    sq = np.asarray(sum_sq, dtype=float)
+    observed = k > 0
+    safe = np.where(observed, k, 1.0)
+    y = np.where(observed, c / safe, 0.0)
+    if np.any(k[observed] < 2):
+        return y, None, observed
+    within = np.where(observed, (sq - c * c / safe) / np.maximum(safe - 1, 1), 0.0)
+    return y, np.maximum(within, 0.0) / safe, observed
+
+
+def anova_mean_squares(y) -> tuple[float, float, float]:
+    """Mean squares (MS_Q, MS_T, MS_QT) of a complete ``(N, T)`` table of cell means.
+
+    Examples
+    --------
+    >>> anova_mean_squares([[0.0, 1.0], [1.0, 1.0]])
+    (0.5, 0.5, 0.5)
+    """
+    y = np.asarray(y, dtype=float)
+    n, t = y.shape
+    grand = y.mean()
+    rows, cols = y.mean(axis=1), y.mean(axis=0)
+    ms_q = t * np.sum((rows - grand) ** 2) / (n - 1)
+    ms_t = n * np.sum((cols - grand) ** 2) / (t - 1)
+    resid = y - rows[:, None] - cols[None, :] + grand
+    ms_qt = np.sum(resid**2) / ((n - 1) * (t - 1))
+    return float(ms_q), float(ms_t), float(ms_qt)
+
+
+def moment_components(y, eta, observed) -> np.ndarray:
+    """Unbiased (s2_q, s2_t, s2_qt) from the pairwise U-statistics (any pattern of cells).
+
+    ``eta`` (cell-mean variances) may be None: the third value is then s2_qt + s2_e.
+
+    Examples
+    --------
+    >>> moment_components([[0.0, 1.0], [1.0, 1.0]], None, [[True, True], [True, True]])
+    array([0., 0., 0.5])
+    """
+    obs = np.asarray(observed, dtype=bool)
+    y = np.where(obs, np.asarray(y, dtype=float), 0.0)
+    e = np.zeros_like(y) if eta is None else np.where(obs, np.asarray(eta, dtype=float), 0.0)
+    n_q, n_t, n = obs.sum(axis=1), obs.sum(axis=0), obs.sum()
+
+    def u_stat(counts, sums, squares, etas):
+        # sum over unordered pairs of (y - y')^2 within each group, and the eta part
+        u = np.sum(counts * squares - sums**2)
+        return u - np.sum((counts - 1) * etas), np.sum(counts * (counts - 1)) / 2
+
+    u_row, p_row = u_stat(n_q, y.sum(1), (y * y).sum(1), e.sum(1))
+    u_col, p_col = u_stat(n_t, y.sum(0), (y * y).sum(0), e.sum(0))
+    u_all, p_all = u_stat(
+        np.array([n]), np.array([y.sum()]), np.array([(y * y).sum()]), np.array([e.sum()])
+    )
+    a = 2 * np.array(
+        [
+            [0.0, p_row, p_row],
+            [p_col, 0.0, p_col],
+            [p_all - p_row, p_all - p_col, p_all],
+        ]
+    )
+    if abs(np.linalg.det(a)) < 1e-12 * max(p_all, 1.0) ** 3:
+        return np.full(3, np.nan)
+    return np.linalg.solve(a, np.array([u_row, u_col, u_all]))
+
+
+def satterthwaite_df(coefficients, mean_squares, dfs) -> float:
+    """Satterthwaite's degrees of freedom of ``sum_i k_i MS_i`` (MS_i on ``df_i``).
+
+    Examples
+    --------
+    >>> round(satterthwaite_df([1.0, 1.0], [2.0, 2.0], [4, 4]), 6)
+    8.0
+    """
+    k = np.asarray(coefficients, dtype=float) * np.asarray(mean_squares, dtype=float)
+    d = np.asarray(dfs, dtype=float)
+    den = np.sum(np.where(d > 0, k * k / np.where(d > 0, d, 1.0), 0.0))
+    return float(k.sum() ** 2 / den) if den > 0 else float("nan")
+
+
+def crossed_fit(y, eta, observed, runs=None) -> CrossedFit:
+    """Components, estimate, SEs and degrees of freedom of one ``(N, T)`` table of cells.
+
+    Parameters
+    ----------
+    y, eta, observed : array_like, shape (N, T)
+        From :func:`cell_means` (``eta`` None when a cell has one run).
+    runs : array_like, shape (N, T), optional
+        Runs per cell (``samples``): for s2_e per run and the mean number of runs.
+
+    Returns
+    -------
+    CrossedFit
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.normal(size=(40, 1)) + rng.normal(size=(1, 5)) + rng.normal(size=(40, 5))
+    >>> fit = crossed_fit(y, None, np.ones((40, 5), bool))
+    >>> fit.balanced, fit.n_templates, bool(fit.df_random < 10)
+    (True, 5, True)
+    """
+    obs = np.asarray(observed, dtype=bool)
+    y = np.where(obs, np.asarray(y, dtype=float), 0.0)
+    keep_q, keep_t = obs.any(axis=1), obs.any(axis=0)
+    y, obs = y[keep_q][:, keep_t], obs[keep_q][:, keep_t]
+    e = None if eta is None else np.where(obs, np.asarray(eta, dtype=float)[keep_q][:, keep_t], 0)
+    k = None if runs is None else np.asarray(runs, dtype=float)[keep_q][:, keep_t]
+    n_q, n_t = obs.shape
+    n_cells = int(obs.sum())
+    balanced = bool(obs.all())
+    per_t = obs.sum(axis=0)
+    a = np.where(obs, 1.0 / (n_t * np.maximum(per_t, 1))[None, :], 0.0)
+    estimate = float(np.sum(a * y))
+    if balanced and n_q > 1 and n_t > 1:
+        ms_q, ms_t, ms_qt = anova_mean_squares(y)
+        e_bar = 0.0 if e is None else float(e.mean())
+        s2 = np.array([(ms_q - ms_qt) / n_t, (ms_t - ms_qt) / n_q, ms_qt - e_bar])
+    else:
+        s2 = moment_components(y, e, obs)
+    c_q = float(np.sum(a.sum(axis=1) ** 2))
+    c_t = float(np.sum(a.sum(axis=0) ** 2))
+    c_qt = float(np.sum(a * a))
+    e_part = 0.0 if e is None else float(np.sum(a * a * e))
+    parts_random = np.array([c_q * s2[0], c_t * s2[1], c_qt * s2[2], e_part])
+    parts_fixed = parts_random.copy()
+    parts_fixed[1] = 0.0
+    # Mean squares the estimates imply (the real ones for a balanced design).
+    n_tilde, t_tilde = n_cells / n_t, n_cells / n_q
+    r = s2[2] + (e_part / c_qt if c_qt > 0 else 0.0)
+    ms = np.array([t_tilde * s2[0] + r, n_tilde * s2[1] + r, r])
+    dfs = np.array([n_q - 1, n_t - 1, n_cells - n_q - n_t + 1], dtype=float)
+    k_q, k_t = c_q / t_tilde, c_t / n_tilde
+    var_fixed = max(float(parts_fixed.sum()), 0.0)
+    df_fixed = satterthwaite_df([k_q, c_qt - k_q], ms[[0, 2]], dfs[[0, 2]])
+    if s2[1] > 0:
+        var_random = var_fixed + parts_random[1]
+        df_random = satterthwaite_df([k_q, k_t, c_qt - k_q - k_t], ms, dfs)
+    else:  # the template part truncated at 0: the fixed-template variance
+        var_random, df_random = var_fixed, df_fixed
+    mean_runs = float("nan") if k is None else float(k[obs].mean())
+    components = np.append(s2, np.nan)
+    if e is not None and k is not None:
+        components[3] = float(np.mean(e[obs] * k[obs]))  # s2_e per run: mean of v_c
+    return CrossedFit(
+        estimate=estimate,
+        components=components,
+        split=e is not None,
+        parts_random=parts_random,
+        parts_fixed=parts_fixed,
+        se_random=float(np.sqrt(var_random)),
+        se_fixed=float(np.sqrt(var_fixed)),
+        df_random=df_random,
+        df_fixed=df_fixed,
+        n_questions=n_q,
+        n_templates=n_t,
+        n_cells=n_cells,
+        mean_runs=mean_runs,
+        balanced=balanced,
+    )

@@ -1,0 +1,268 @@
+"""``noises``: the noise of a crossed factor (prompt templates) beside questions and runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from bayesnoise.data import MODEL, QUESTION, DataError, attr, factor_dims
+
+from ._inputs import check_value, dataset, fill_docs, interval_level
+from ._result import _attrs
+
+__all__ = ["noises"]
+
+BY = ("model", "pair")
+METHODS = ("frequentist",)
+#: Factor names read as replicates (runs) of a cell rather than as a crossed factor.
+REPLICATES = ("run", "runs", "seed", "epoch", "repeat", "trial", "sample")
+
+_MODEL_COLUMNS = [
+    "factor",
+    "questions",
+    "templates",
+    "cells",
+    "runs_per_cell",
+    "{est}_templates",
+    "{est}_templates_low",
+    "{est}_templates_high",
+    "se_templates",
+    "df_templates",
+    "{est}_these_templates",
+    "{est}_these_templates_low",
+    "{est}_these_templates_high",
+    "se_these_templates",
+    "df_these_templates",
+]
+_PAIR_TESTS = ["p_value_templates", "p_value_these_templates"]
+_COMPONENT_COLUMNS = ["variance_component", "variance_part", "variance_share"]
+
+
+def _crossed_factor(ds, factors) -> tuple[str, list[str]]:
+    """The one crossed factor and the replicate factors (summed into runs)."""
+    dims = factor_dims(ds)
+    asked = [factors] if isinstance(factors, str) else list(factors or dims)
+    crossed = [f for f in asked if f not in REPLICATES]
+    source = attr(ds, "source")
+    if not crossed:
+        raise DataError(
+            f"{source}: noises needs a crossed factor such as a prompt template "
+            f"(--factor template); {', '.join(asked) or 'no factor'} "
+            f"{'are' if len(asked) > 1 else 'is'} read as runs of one question, which "
+            "`bayesnoise noise` already measures (prediction noise)"
+        )
+    if len(crossed) > 1:
+        raise DataError(
+            f"{source}: noises measures one crossed factor (plus runs as replicates: "
+            f"{', '.join(REPLICATES)}); got {', '.join(crossed)}. Select one level of the "
+            f"others first (ds.sel({crossed[1]}=...))"
+        )
+    return crossed[0], [d for d in dims if d != crossed[0]]
+
+
+def _cells(ds, factor: str, replicates: list[str]):
+    """(M, N, T) arrays of sums per (model, question, template), runs summed."""
+    out = []
+    for name in ("correct", "samples", "sum_sq"):
+        v = ds[name]
+        if replicates:
+            v = v.sum(replicates)
+        out.append(v.transpose(MODEL, QUESTION, factor).values.astype(float))
+    return out
+
+
+def _fit_model(c, k, sq, split: bool):
+    from bayesnoise.frequentist.crossed import cell_means, crossed_fit
+
+    y, eta, obs = cell_means(c, k, sq)
+    return crossed_fit(y, eta if split else None, obs, k)
+
+
+def _fit_pair(cells_a, cells_b, split: bool):
+    from bayesnoise.frequentist.crossed import cell_means, crossed_fit
+
+    ya, ea, oa = cell_means(*cells_a)
+    yb, eb, ob = cell_means(*cells_b)
+    obs = oa & ob
+    eta = (ea + eb) if split else None
+    fit = crossed_fit(ya - yb, eta, obs)
+    if split:  # sampling variance of one run's difference: v_A + v_B per cell, averaged
+        v = (ea * cells_a[1] + eb * cells_b[1])[obs]
+        fit.components[3] = float(v.mean())
+    return fit, float(((cells_a[1] + cells_b[1]) / 2)[obs].mean())
+
+
+def _row(fit, level: float, est: str, factor: str, runs: float, pair: bool) -> dict:
+    low, high = fit.interval(level)
+    low_f, high_f = fit.interval(level, fixed=True)
+    row = {
+        "factor": factor,
+        "questions": fit.n_questions,
+        "templates": fit.n_templates,
+        "cells": fit.n_cells,
+        "runs_per_cell": runs,
+        f"{est}_templates": fit.estimate,
+        f"{est}_templates_low": low,
+        f"{est}_templates_high": high,
+        "se_templates": fit.se_random,
+        "df_templates": fit.df_random,
+        f"{est}_these_templates": fit.estimate,
+        f"{est}_these_templates_low": low_f,
+        f"{est}_these_templates_high": high_f,
+        "se_these_templates": fit.se_fixed,
+        "df_these_templates": fit.df_fixed,
+    }
+    if pair:
+        row["p_value_templates"] = fit.p_value()
+        row["p_value_these_templates"] = fit.p_value(fixed=True)
+    return row
+
+
+def _components(fit, split: bool) -> dict[str, np.ndarray]:
+    parts = fit.parts_random.copy()
+    parts[1] = max(parts[1], 0.0)  # as in se_templates: a negative template part counts 0
+    comp = fit.components.copy()
+    if not split:
+        parts, comp = parts[:3], comp[:3]
+    total = parts.sum()
+    share = parts / total if total != 0 else np.full(parts.shape, np.nan)
+    return {"variance_component": comp, "variance_part": parts, "variance_share": share}
+
+
+def noises(
+    data,
+    *,
+    factors=None,
+    by="model",
+    confidence_level=0.95,
+    method="frequentist",
+    rng=0,
+    progress=True,
+    **read,
+):
+    """Each model's accuracy over prompt templates and its noise split into question,
+    template, question x template and sampling parts (``bayesnoise noises``).
+
+    The scores are cells of a crossed design: question x template (any factor named with
+    ``factors``), runs as replicates. The components are unbiased method-of-moments
+    estimates (ANOVA when every cell is present, pairwise U-statistics when cells are
+    missing; :mod:`bayesnoise.frequentist.crossed`); the intervals are t intervals with
+    Satterthwaite degrees of freedom, so that 3 templates count as about 3 draws of a
+    template, not as 3 N samples. Two estimands, one point estimate: the accuracy over the
+    template population (templates a random draw, ``*_templates``) and over these templates
+    (``*_these_templates``).
+
+    Parameters
+    ----------
+    {input}
+    factors : list of str or str, optional
+        The factor columns (CLI: ``--factor NAME``, repeatable): one crossed factor such as a
+        prompt template, and optionally runs (a factor named run, seed, epoch, repeat, trial
+        or sample is read as replicates of a cell). Default: the dataset's factor dims.
+    by : {{"model", "pair"}}, default "model"
+        Per model, or per pair of models (paired differences on the cells both have; the
+        template part is then the model x template interaction).
+    confidence_level : float, default 0.95
+        Level of the intervals.
+    method : {{"frequentist"}}
+        The Bayesian crossed model is not there yet.
+    rng : int or numpy.random.Generator, default 0
+        Unused by the frequentist method (kept for the Bayesian one).
+    progress : bool, default True
+        Progress display while reading large files.
+
+    Returns
+    -------
+    xarray.Dataset
+        Dims ``model`` (or ``pair``) and ``component``: per model ``questions, templates,
+        cells, runs_per_cell, accuracy_templates[_low, _high], se_templates, df_templates,
+        accuracy_these_templates[_low, _high], se_these_templates, df_these_templates``
+        (per pair ``difference_*`` and ``p_value_*``), per component ``variance_component,
+        variance_part, variance_share``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import bayesnoise as bn
+    >>> rng = np.random.default_rng(0)
+    >>> rows = [(m, q, t, r, int(rng.random() < 0.7)) for m in "AB" for q in range(30)
+    ...         for t in ("t1", "t2", "t3") for r in range(2)]
+    >>> df = pd.DataFrame(rows, columns=["model", "question", "template", "run", "score"])
+    >>> out = bn.noises(df, factors=["template"])
+    >>> out.sizes["component"], int(out["templates"].sel(model="A"))
+    (4, 3)
+    """
+    check_value("noises", "by", by, BY)
+    check_value("noises", "method", method, METHODS)
+    level = interval_level("noises", confidence_level)
+    np.random.default_rng(rng)  # checked here; used by the Bayesian method
+    ds = dataset(data, progress=progress, factors_ok=True, factors=factors, **read)
+    factor, replicates = _crossed_factor(ds, factors)
+    correct, samples, sum_sq = _cells(ds, factor, replicates)
+    present = samples > 0
+    split = bool(np.all(samples[present] >= 2))
+    models = [str(m) for m in ds[MODEL].values]
+    labels = ["question", factor, f"question x {factor}", "sampling"]
+    if not split:
+        labels = [*labels[:2], f"question x {factor} + sampling"]
+    rows, comps, keys = [], [], []
+    if by == "model":
+        for i, model in enumerate(models):
+            if present[i].sum() < 2:
+                raise DataError(f"{attr(ds, 'source')}: model {model!r} has fewer than 2 cells")
+            fit = _fit_model(correct[i], samples[i], sum_sq[i], split)
+            rows.append(_row(fit, level, "accuracy", factor, fit.mean_runs, pair=False))
+            comps.append(_components(fit, split))
+            keys.append(model)
+    else:
+        if len(models) < 2:
+            raise DataError(f"{attr(ds, 'source')}: by='pair' needs two models or more")
+        labels[1] = f"model x {factor}"
+        for i in range(len(models)):
+            for j in range(i + 1, len(models)):
+                fit, runs = _fit_pair(
+                    (correct[i], samples[i], sum_sq[i]),
+                    (correct[j], samples[j], sum_sq[j]),
+                    split,
+                )
+                rows.append(_row(fit, level, "difference", factor, runs, pair=True))
+                comps.append(_components(fit, split))
+                keys.append((models[i], models[j]))
+    return _result(rows, comps, keys, labels, by, factor, level)
+
+
+def _result(rows, comps, keys, labels, by, factor, level) -> xr.Dataset:
+    dim = by
+    data = {}
+    for name in rows[0]:
+        values = np.array([r[name] for r in rows])
+        data[name] = xr.Variable(dim, values, attrs=_attrs(name))
+    for name in _COMPONENT_COLUMNS:
+        values = np.array([c[name] for c in comps])
+        data[name] = xr.Variable((dim, "component"), values, attrs=_attrs(name))
+    if by == "model":
+        coords = {"model": list(keys)}
+    else:
+        coords = {
+            "pair": [f"{a} - {b}" for a, b in keys],
+            "model_a": ("pair", [a for a, _ in keys]),
+            "model_b": ("pair", [b for _, b in keys]),
+        }
+    coords["component"] = labels
+    out = xr.Dataset(data, coords=coords)
+    for k in coords:
+        if k != "pair":
+            out[k].attrs.update(_attrs(k))
+    key_cols = ["model"] if by == "model" else ["model_a", "model_b"]
+    out.attrs.update(
+        {
+            "factor": factor,
+            "confidence_level": level,
+            "method": "frequentist",
+            "columns": [*key_cols, "component", *rows[0], *_COMPONENT_COLUMNS],
+        }
+    )
+    return out
+
+
+fill_docs(noises)

@@ -1,0 +1,194 @@
+"""Crossed question x template designs (issue 31): variance components against independent
+oracles (statsmodels MixedLM REML, the ANOVA expected mean squares written out here,
+simulation with a Monte Carlo band), and the noises verb against brute-force cell means."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import bayesnoise as bn
+from bayesnoise.data import DataError
+from bayesnoise.frequentist.crossed import cell_means, crossed_fit, moment_components
+
+TRUE = np.array([0.04, 0.01, 0.02, 0.2])  # s2_q, s2_t, s2_qt, s2_e
+
+
+def _gaussian(rng, n, t, k, missing=0.0, truth=TRUE):
+    """Sums per cell of a Gaussian crossed design with k runs per cell."""
+    sd = np.sqrt(truth)
+    mean = 0.6 + rng.normal(0, sd[0], (n, 1)) + rng.normal(0, sd[1], (1, t))
+    mean = mean + rng.normal(0, sd[2], (n, t))
+    runs = mean[..., None] + rng.normal(0, sd[3], (n, t, k))
+    count = np.full((n, t), k)
+    if missing:
+        count = np.where(rng.random((n, t)) < missing, 0, count)
+    keep = count > 0
+    return runs.sum(-1) * keep, count, (runs**2).sum(-1) * keep, runs
+
+
+def _mixedlm(frame: pd.DataFrame, vc: dict) -> np.ndarray:
+    import statsmodels.api as sm
+
+    model = sm.MixedLM.from_formula(
+        "y ~ 1", groups="g", vc_formula=vc, re_formula="0", data=frame.assign(g=1)
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # BFGS at gtol 1e-14 reaches the REML optimum to ~1e-8 relative (lbfgs: ~1e-4)
+        fit = model.fit(reml=True, method=["bfgs"], gtol=1e-14, maxiter=2000)
+    return np.array([*fit.vcomp, fit.scale])
+
+
+def test_components_equal_mixedlm_reml_on_a_balanced_gaussian_design():
+    # Balanced, every estimate inside the parameter space: REML = ANOVA (Searle, Casella and
+    # McCulloch 1992, section 6.7), so they must agree to the optimiser's precision. MixedLM
+    # is fitted to the cell means (question and template effects, residual s2_qt + s2_e/K; a
+    # random effect per cell on the runs takes ~20 s) and s2_e is the one-way within-cell
+    # mean square of the runs (REML of the cell effect's residual when balanced).
+    rng = np.random.default_rng(11)
+    n, t, k = 30, 5, 3
+    c, count, sq, runs = _gaussian(rng, n, t, k)
+    fit = crossed_fit(*cell_means(c, count, sq), count)
+    assert np.all(fit.components > 0)
+    q, tt = np.meshgrid(np.arange(n), np.arange(t), indexing="ij")
+    frame = pd.DataFrame({"y": runs.mean(-1).ravel(), "q": q.ravel(), "t": tt.ravel()})
+    reml = _mixedlm(frame, {"q": "0 + C(q)", "t": "0 + C(t)"})
+    s2_e = np.mean(np.var(runs, axis=-1, ddof=1))
+    got = [fit.components[0], fit.components[1], fit.components[2] + fit.components[3] / k]
+    np.testing.assert_allclose(got, reml, rtol=1e-6)
+    assert fit.components[3] == pytest.approx(s2_e, rel=1e-12)
+
+
+def test_balanced_components_follow_the_expected_mean_squares():
+    # The ANOVA table written out with explicit sums (no package code), then solved from
+    # E[MS_Q] = T s2_q + s2_qt + s2_e/K, E[MS_T] = N s2_t + ..., E[MS_QT] = s2_qt + s2_e/K,
+    # E[MS_E] = s2_e; the package's unbalanced (U-statistic) path must give the same numbers.
+    rng = np.random.default_rng(12)
+    n, t, k = 25, 6, 4
+    c, count, sq, runs = _gaussian(rng, n, t, k)
+    cell = runs.mean(-1)
+    grand = cell.mean()
+    ss_q = t * sum((cell[i].mean() - grand) ** 2 for i in range(n))
+    ss_t = n * sum((cell[:, j].mean() - grand) ** 2 for j in range(t))
+    ss_qt = sum(
+        (cell[i, j] - cell[i].mean() - cell[:, j].mean() + grand) ** 2
+        for i in range(n)
+        for j in range(t)
+    )
+    ms_e = sum(np.var(runs[i, j], ddof=1) for i in range(n) for j in range(t)) / (n * t)
+    ms_q, ms_t, ms_qt = ss_q / (n - 1), ss_t / (t - 1), ss_qt / ((n - 1) * (t - 1))
+    want = [(ms_q - ms_qt) / t, (ms_t - ms_qt) / n, ms_qt - ms_e / k, ms_e]
+    y, eta, obs = cell_means(c, count, sq)
+    fit = crossed_fit(y, eta, obs, count)
+    np.testing.assert_allclose(fit.components, want, rtol=1e-10)
+    np.testing.assert_allclose(moment_components(y, eta, obs), want[:3], rtol=1e-9)
+    # Satterthwaite: (MS_Q + MS_T - MS_QT)^2 / sum(MS_i^2 / df_i), and the variance of the mean
+    var = (ms_q + ms_t - ms_qt) / (n * t)
+    df = (ms_q + ms_t - ms_qt) ** 2 / (
+        ms_q**2 / (n - 1) + ms_t**2 / (t - 1) + ms_qt**2 / ((n - 1) * (t - 1))
+    )
+    assert fit.se_random == pytest.approx(np.sqrt(var), rel=1e-10)
+    assert fit.df_random == pytest.approx(df, rel=1e-10)
+    assert fit.se_fixed == pytest.approx(np.sqrt(ms_q / (n * t)), rel=1e-10)
+    assert fit.df_fixed == pytest.approx(n - 1, rel=1e-10)
+
+
+def test_components_unbiased_with_missing_cells():
+    # 20% of the cells missing at random: the mean of R estimates must lie within 3.5 Monte
+    # Carlo SEs (sd / sqrt(R)) of the truth for each of the 4 components (two-sided; 4 tests
+    # at 3.5 SE fail by chance with probability < 0.002).
+    rng = np.random.default_rng(13)
+    reps = 300
+    est = np.array(
+        [
+            crossed_fit(
+                *cell_means(*(out := _gaussian(rng, 40, 5, 3, missing=0.2))[:3]), out[1]
+            ).components
+            for _ in range(reps)
+        ]
+    )
+    mcse = est.std(axis=0, ddof=1) / np.sqrt(reps)
+    assert np.all(np.abs(est.mean(axis=0) - TRUE) < 3.5 * mcse), (est.mean(axis=0), mcse)
+
+
+def test_three_templates_give_few_degrees_of_freedom_and_a_wide_interval():
+    # Template variance dominating: df near T - 1 = 2, so the interval uses t(2), not z.
+    rng = np.random.default_rng(14)
+    c, count, sq, _ = _gaussian(rng, 500, 3, 2, truth=np.array([0.01, 0.05, 0.01, 0.1]))
+    fit = crossed_fit(*cell_means(c, count, sq), count)
+    assert 1.5 < fit.df_random < 3.5
+    low, high = fit.interval(0.95)
+    assert (high - low) / 2 == pytest.approx(stats.t.ppf(0.975, fit.df_random) * fit.se_random)
+    assert fit.se_random > 3 * fit.se_fixed
+
+
+def _frame(seed=0, n=30, missing=False):
+    rng = np.random.default_rng(seed)
+    template_effect = {"t1": 0.0, "t2": 0.15, "t3": -0.1}
+    rows = []
+    for m, base in (("A", 0.6), ("B", 0.5)):
+        for q in range(n):
+            for t, eff in template_effect.items():
+                for r in range(3):
+                    rows.append((m, f"q{q}", t, r, int(rng.random() < base + eff)))
+    df = pd.DataFrame(rows, columns=["model", "question", "template", "run", "score"])
+    if missing:  # drop two whole cells of model A
+        df = df[~((df.model == "A") & (df.question.isin(["q0", "q1"])) & (df.template == "t2"))]
+    return df
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_verb_equals_brute_force_cell_means(missing):
+    df = _frame(missing=missing)
+    out = bn.noises(df, factors=["template"])
+    cells = df.groupby(["model", "template", "question"])["score"].mean()
+    for model in ("A", "B"):
+        per_template = cells[model].groupby(level="template").mean()
+        want = per_template.mean()
+        got = float(out["accuracy_templates"].sel(model=model))
+        assert got == pytest.approx(want, rel=1e-12)
+        parts = out["variance_part"].sel(model=model).values
+        assert parts.sum() == pytest.approx(float(out["se_templates"].sel(model=model)) ** 2)
+    pair = bn.noises(df, factors=["template"], by="pair")
+    both = cells["A"].index.intersection(cells["B"].index)
+    diff = (cells["A"][both] - cells["B"][both]).groupby(level="template").mean().mean()
+    assert float(pair["difference_templates"][0]) == pytest.approx(diff, rel=1e-12)
+    assert list(pair["component"].values) == [
+        "question",
+        "model x template",
+        "question x template",
+        "sampling",
+    ]
+
+
+def test_noises_runs_as_a_factor_are_replicates():
+    df = _frame()
+    a = bn.noises(df, factors=["template"])
+    b = bn.noises(df, factors=["template", "run"])
+    np.testing.assert_allclose(a["variance_component"].values, b["variance_component"].values)
+
+
+def test_noises_refuses_runs_alone_and_two_crossed_factors():
+    df = _frame()
+    with pytest.raises(DataError, match=r"crossed factor"):
+        bn.noises(df[df.template == "t1"].drop(columns="template"), factors=["run"])
+    df["judge"] = np.where(np.arange(len(df)) % 2 == 0, "j1", "j2")
+    with pytest.raises(DataError, match=r"one crossed factor"):
+        bn.noises(df, factors=["template", "judge"])
+
+
+def test_cli_prints_the_verbs_table(tmp_path, capsys):
+    from bayesnoise.cli import main
+
+    path = tmp_path / "t.csv"
+    _frame(n=12).to_csv(path, index=False)
+    assert main(["noises", str(path), "--factor", "template", "--format", "csv"]) in (0, None)
+    printed = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    want = bn.tidy(bn.noises(path, factors=["template"]))
+    np.testing.assert_allclose(printed["se_templates"], want["se_templates"], rtol=1e-9)
+    assert list(printed.columns) == list(want.columns)
