@@ -25,10 +25,10 @@ from bayesnoise._common import OptionalDependencyError
 from bayesnoise.data import DataError
 from bayesnoise.report import format_for_path, render
 
-from . import coverage, decide, figures, gate, noises, quality, rate, tables
+from . import coverage, decide, figures, gate, judge, noises, quality, rate, tables
 from ._call import call
 
-COMMAND_MODULES = [tables, noises, rate, decide, quality, coverage, gate, figures]
+COMMAND_MODULES = [tables, noises, rate, judge, decide, quality, coverage, gate, figures]
 
 
 def build_parser() -> argparse.ArgumentParser:

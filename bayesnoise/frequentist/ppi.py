@@ -33,6 +33,7 @@ __all__ = [
     "labelling_checks",
     "power_tuned_lambda",
     "ppi_mean",
+    "z_interval",
 ]
 
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -95,7 +96,14 @@ def power_tuned_lambda(y, yhat, yhat_unlabelled) -> float:
     return float(np.clip(cov / ((1.0 + n / big_n) * var), 0.0, 1.0))
 
 
-def _z_interval(estimate, se, level, alternative):
+def z_interval(estimate, se, level, alternative):
+    """Normal interval ``estimate +- z se`` (one-sided: one end infinite).
+
+    Examples
+    --------
+    >>> [round(float(x), 3) for x in z_interval(0.5, 0.1, 0.95, "two-sided")]
+    [0.304, 0.696]
+    """
     if alternative == "two-sided":
         z = special.ndtri(0.5 + level / 2.0)
         return estimate - z * se, estimate + z * se
@@ -166,7 +174,7 @@ def ppi_mean(
     rect = y - lam * yhat
     estimate = float(lam * yu.mean() + rect.mean())
     se = float(np.sqrt(lam**2 * yu.var() / big_n + rect.var() / n))
-    low, high = _z_interval(estimate, se, level, alternative)
+    low, high = z_interval(estimate, se, level, alternative)
     every = np.concatenate([yhat, yu])
     return PPIResult(
         estimate=estimate,

@@ -16,6 +16,7 @@ from .decision import decision_accuracy
 from .decisions import passk, power, ranks
 from .factors import noises
 from .gate import check
+from .judge import judge
 from .outputs import columns, reference, report
 from .plan import plan
 from .quality import leaderboard, questions
@@ -32,6 +33,7 @@ __all__ = [
     "compare",
     "coverage",
     "decision_accuracy",
+    "judge",
     "leaderboard",
     "monitor",
     "noise",

@@ -1,0 +1,508 @@
+"""Scores graded by an LLM judge, corrected with human labels: :func:`judge`."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from bayesnoise.data import DataError
+
+from ._inputs import READ_OPTIONS, check_read_options
+from ._result import to_result
+
+__all__ = ["JUDGE_MODEL_COLUMNS", "JUDGE_PAIR_COLUMNS", "judge"]
+
+METHODS = ("frequentist", "bayes", "mcmc")
+BIASES = ("per-model", "shared")
+_READ_USED = ("models", "model_col", "question_col")
+RANDOM_NOTE = (
+    "the correction assumes the human-labelled items are a random sample of the judged items "
+    "(checked: labelled share per model, judge mean on labelled vs unlabelled items)"
+)
+
+#: Columns per model and per pair, by method (the first block is printed by every method).
+JUDGE_MODEL_COLUMNS = {
+    "common": [
+        "items",
+        "human_labels",
+        "accuracy_judge",
+        "accuracy_judge_low",
+        "accuracy_judge_high",
+        "accuracy_human",
+        "accuracy_human_low",
+        "accuracy_human_high",
+    ],
+    "frequentist": [
+        "accuracy_ppi",
+        "accuracy_ppi_low",
+        "accuracy_ppi_high",
+        "ppi_lambda",
+        "effective_human_labels",
+    ],
+    "bayes": [
+        "accuracy_corrected",
+        "accuracy_corrected_low",
+        "accuracy_corrected_high",
+        "accuracy_rogan_gladen",
+    ],
+    "mcmc": [
+        "accuracy_corrected_mcmc",
+        "accuracy_corrected_mcmc_low",
+        "accuracy_corrected_mcmc_high",
+        "accuracy_rogan_gladen",
+    ],
+    "agreement": ["judge_sensitivity", "judge_specificity", "judge_kappa"],
+}
+JUDGE_PAIR_COLUMNS = {
+    "common": [
+        "questions",
+        "human_labels",
+        "difference_judge",
+        "difference_judge_low",
+        "difference_judge_high",
+        "difference_human",
+        "difference_human_low",
+        "difference_human_high",
+    ],
+    "frequentist": [
+        "difference_ppi",
+        "difference_ppi_low",
+        "difference_ppi_high",
+        "p_value_ppi",
+        "ppi_lambda",
+        "effective_human_labels",
+    ],
+    "bayes": [
+        "difference_corrected",
+        "difference_corrected_low",
+        "difference_corrected_high",
+        "prob_a_better_corrected",
+    ],
+    "mcmc": [
+        "difference_corrected_mcmc",
+        "difference_corrected_mcmc_low",
+        "difference_corrected_mcmc_high",
+        "prob_a_better_corrected_mcmc",
+    ],
+}
+
+
+def _z_mean(x, level, alternative):
+    """Mean of ``x`` with its normal interval (ddof 0, the PPI convention)."""
+    from bayesnoise.frequentist.ppi import z_interval
+
+    x = np.asarray(x, float)
+    mean = float(x.mean())
+    low, high = z_interval(mean, float(x.std() / np.sqrt(x.size)), level, alternative)
+    return mean, float(low), float(high)
+
+
+def _check_options(method, by, judge_bias, alternative, confidence_level, read):
+    if method not in METHODS:
+        raise DataError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    if by not in ("model", "pair"):
+        raise DataError(f"by must be 'model' or 'pair', got {by!r}")
+    if judge_bias not in BIASES:
+        raise DataError(f"judge_bias must be one of {', '.join(BIASES)}, got {judge_bias!r}")
+    if alternative not in ("two-sided", "greater", "less"):
+        raise DataError(
+            f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}"
+        )
+    if confidence_level is None or not 0 < float(confidence_level) < 1:
+        raise DataError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
+    opts = check_read_options(read)
+    given = [k for k, v in opts.items() if k not in _READ_USED and v != READ_OPTIONS[k]]
+    if given:
+        raise DataError(
+            f"option(s) {', '.join(given)} do not apply to judge-graded tables; judge reads "
+            "one table (model, question, judge score, human label)"
+        )
+    return opts
+
+
+def _verdicts(judge, source, name):
+    finite = judge[np.isfinite(judge)]
+    if not np.isin(finite, (0.0, 1.0)).all():
+        bad = finite[~np.isin(finite, (0.0, 1.0))][0]
+        raise DataError(
+            f"{source}: judge {name!r} gives graded scores (e.g. {bad:g}); the misclassification "
+            "model (method='bayes' or 'mcmc') needs 0/1 verdicts: threshold the scores yourself, "
+            "or use method='frequentist' (PPI takes scores in [0, 1])"
+        )
+
+
+def _labelled_checks(table):
+    from bayesnoise.frequentist.ppi import labelling_checks
+
+    checks = labelling_checks(table.labelled, table.judge[0])
+    if np.isfinite(checks["p_share"]) and checks["p_share"] < 0.01:
+        warnings.warn(
+            f"judge: the human-labelled share differs between models (chi-square p = "
+            f"{checks['p_share']:.2g}); labels must be a random sample of each model's items "
+            "(docs: how-to/judge)",
+            UserWarning,
+            stacklevel=3,
+        )
+    if np.isfinite(checks["p_judge_mean"]) and checks["p_judge_mean"] < 0.01:
+        warnings.warn(
+            f"judge: the judge's mean differs between labelled and unlabelled items (adjusted "
+            f"p = {checks['p_judge_mean']:.2g}); were the labelled items chosen at random? "
+            "(docs: how-to/judge)",
+            UserWarning,
+            stacklevel=3,
+        )
+    return checks
+
+
+def _model_rows(table, j, level, alternative, power_tuning):
+    from bayesnoise.frequentist.ppi import agreement, ppi_mean
+
+    rows = []
+    for m, model in enumerate(table.models):
+        scores = table.judge[j, m]
+        items = np.isfinite(scores)
+        lab = items & np.isfinite(table.human[m])
+        y, yhat, yu = table.human[m, lab], scores[lab], scores[items & ~lab]
+        row = {"model": model, "items": int(items.sum()), "human_labels": int(lab.sum())}
+        if lab.sum() < 2 or yu.size < 1:
+            raise DataError(
+                f"{table.source}: model {model!r} has {int(lab.sum())} human-labelled and "
+                f"{yu.size} unlabelled items; the correction needs >= 2 of each"
+            )
+        mean, low, high = _z_mean(scores[items], level, alternative)
+        row.update(accuracy_judge=mean, accuracy_judge_low=low, accuracy_judge_high=high)
+        human = ppi_mean(y, yhat, yu, lam=0.0, confidence_level=level, alternative=alternative)
+        row.update(
+            accuracy_human=human.estimate,
+            accuracy_human_low=human.low,
+            accuracy_human_high=human.high,
+        )
+        r = ppi_mean(
+            y,
+            yhat,
+            yu,
+            lam=None if power_tuning else 1.0,
+            confidence_level=level,
+            alternative=alternative,
+        )
+        row.update(
+            accuracy_ppi=r.estimate,
+            accuracy_ppi_low=r.low,
+            accuracy_ppi_high=r.high,
+            ppi_lambda=r.lam,
+            effective_human_labels=r.effective_labels,
+        )
+        agree = agreement(y, yhat)
+        row.update({f"judge_{k}": v for k, v in agree.items()})
+        rows.append(row)
+    return rows
+
+
+def _pairs(models):
+    return [(a, b) for a in range(len(models)) for b in range(a + 1, len(models))]
+
+
+def _pair_rows(table, j, level, alternative, power_tuning):
+    from bayesnoise.frequentist.ppi import ppi_mean
+
+    rows = []
+    for a, b in _pairs(table.models):
+        sa, sb = table.judge[j, a], table.judge[j, b]
+        items = np.isfinite(sa) & np.isfinite(sb)
+        lab = items & np.isfinite(table.human[a]) & np.isfinite(table.human[b])
+        ma, mb = table.models[a], table.models[b]
+        if lab.sum() < 2 or (items & ~lab).sum() < 1:
+            raise DataError(
+                f"{table.source}: pair {ma!r} - {mb!r} has {int(lab.sum())} questions labelled "
+                f"for both models and {int((items & ~lab).sum())} others; the paired correction "
+                "needs >= 2 and >= 1 (label the same questions for every model)"
+            )
+        d = table.human[a] - table.human[b]
+        dhat = sa - sb
+        row = {"model_a": ma, "model_b": mb, "questions": int(items.sum())}
+        row["human_labels"] = int(lab.sum())
+        mean, low, high = _z_mean(dhat[items], level, alternative)
+        row.update(difference_judge=mean, difference_judge_low=low, difference_judge_high=high)
+        human = ppi_mean(
+            d[lab],
+            dhat[lab],
+            dhat[items & ~lab],
+            lam=0.0,
+            confidence_level=level,
+            alternative=alternative,
+        )
+        row.update(
+            difference_human=human.estimate,
+            difference_human_low=human.low,
+            difference_human_high=human.high,
+        )
+        r = ppi_mean(
+            d[lab],
+            dhat[lab],
+            dhat[items & ~lab],
+            lam=None if power_tuning else 1.0,
+            confidence_level=level,
+            alternative=alternative,
+        )
+        row.update(
+            difference_ppi=r.estimate,
+            difference_ppi_low=r.low,
+            difference_ppi_high=r.high,
+            p_value_ppi=r.p_value,
+            ppi_lambda=r.lam,
+            effective_human_labels=r.effective_labels,
+        )
+        rows.append(row)
+    return rows
+
+
+def _interval(x, level, alternative):
+    """Equal-tailed (or one-sided) interval of posterior draws along the first axis."""
+    if alternative == "two-sided":
+        return np.quantile(x, (1 - level) / 2, axis=0), np.quantile(x, (1 + level) / 2, axis=0)
+    if alternative == "greater":
+        return np.quantile(x, 1 - level, axis=0), np.full(x.shape[1:], np.inf)
+    return np.full(x.shape[1:], -np.inf), np.quantile(x, level, axis=0)
+
+
+def _bayes_models(table, j, rows, method, level, alternative, judge_bias, mc):
+    from bayesnoise.conjugate.judge import (
+        EXACT_LIMIT,
+        pattern_counts,
+        rate_posterior_exact,
+        rogan_gladen,
+    )
+
+    name = "accuracy_corrected" + ("_mcmc" if method == "mcmc" else "")
+    counts = []
+    for m in range(len(table.models)):
+        items = np.isfinite(table.judge[j, m])
+        lab, unl = pattern_counts(table.human[m, items][None], table.judge[j, m, items][None])
+        counts.append((lab, unl))
+        tn, fp, fn, tp = lab.ravel()
+        rows[m]["accuracy_rogan_gladen"] = rogan_gladen(tp, fn, fp, tn, unl[1], unl[0])
+    labs = np.stack([c[0] for c in counts])
+    unls = np.stack([c[1] for c in counts])
+    exact = (
+        method == "bayes"
+        and judge_bias == "per-model"
+        and all((u[1] + 1) * (u[0] + 1) <= EXACT_LIMIT for u in unls)
+    )
+    if exact:
+        for m, (lab, unl) in enumerate(counts):
+            tn, fp, fn, tp = lab.ravel().astype(int)
+            post = rate_posterior_exact(tp, fn, fp, tn, int(unl[1]), int(unl[0]))
+            low, high = post.interval(level)
+            if alternative == "greater":
+                low, high = post.quantile(1 - level), np.inf
+            elif alternative == "less":
+                low, high = -np.inf, post.quantile(level)
+            rows[m].update({name: post.mean, f"{name}_low": low, f"{name}_high": high})
+        return {"engine": "exact mixture"}
+    share = "all" if judge_bias == "shared" else "none"
+    draws = _sample(labs, unls, share, method, mc)
+    rate = draws["cell"][..., 1].reshape(-1, len(table.models))
+    low, high = _interval(rate, level, alternative)
+    for m in range(len(table.models)):
+        rows[m].update(
+            {name: float(rate[:, m].mean()), f"{name}_low": low[m], f"{name}_high": high[m]}
+        )
+    return draws["info"]
+
+
+def _sample(labs, unls, share, method, mc):
+    if method == "mcmc":
+        from bayesnoise.mcmc.judge import sample_misclassification
+
+        out = sample_misclassification(labs, unls, share=share, **mc)
+        if out["max_rhat"] > 1.01 or out["divergences"]:
+            warnings.warn(
+                f"judge: MCMC max r_hat {out['max_rhat']:.3f}, {out['divergences']} divergences; "
+                "raise draws and tune",
+                UserWarning,
+                stacklevel=4,
+            )
+        out["info"] = {"engine": "PyMC NUTS", "max_rhat": out["max_rhat"]}
+        return out
+    from bayesnoise.conjugate.judge import gibbs_misclassification
+
+    mc = {k: v for k, v in mc.items() if k != "progress"}
+    out = gibbs_misclassification(labs, unls, share=share, **mc)
+    out["info"] = {"engine": "conjugate Gibbs sampler"}
+    return out
+
+
+def _bayes_pairs(table, j, rows, method, level, alternative, judge_bias, mc):
+    from bayesnoise.conjugate.judge import pattern_counts
+
+    labs, unls = [], []
+    for a, b in _pairs(table.models):
+        items = np.isfinite(table.judge[j, a]) & np.isfinite(table.judge[j, b])
+        lab, unl = pattern_counts(table.human[[a, b]][:, items], table.judge[j, [a, b]][:, items])
+        labs.append(lab)
+        unls.append(unl)
+    share = "slots" if judge_bias == "shared" else "none"
+    draws = _sample(np.stack(labs), np.stack(unls), share, method, mc)
+    cell = draws["cell"].reshape(-1, len(labs), 4)
+    diff = cell[..., 1] - cell[..., 2]  # A right & B wrong minus A wrong & B right
+    low, high = _interval(diff, level, alternative)
+    suffix = "_mcmc" if method == "mcmc" else ""
+    for i, row in enumerate(rows):
+        row.update(
+            {
+                f"difference_corrected{suffix}": float(diff[:, i].mean()),
+                f"difference_corrected{suffix}_low": low[i],
+                f"difference_corrected{suffix}_high": high[i],
+                f"prob_a_better_corrected{suffix}": float((diff[:, i] > 0).mean()),
+            }
+        )
+    return draws["info"]
+
+
+def judge(
+    data,
+    *,
+    judge_col=None,
+    human_col=None,
+    human=None,
+    method="frequentist",
+    by="model",
+    confidence_level=0.95,
+    alternative="two-sided",
+    power_tuning=True,
+    judge_bias="per-model",
+    draws=2000,
+    tune=1000,
+    chains=4,
+    rng=0,
+    progress=True,
+    **read,
+):
+    """Accuracy graded by an LLM judge, corrected with human labels (``bayesnoise judge``).
+
+    The judge scores every item; humans label a random subset. Beside the judge-only numbers
+    (biased whenever the judge errs) and the human-only ones (unbiased, wide), the corrected
+    answer: prediction-powered inference (``method="frequentist"``: PPI++, or PPI with
+    ``power_tuning=False``) or the judge-misclassification model (``"bayes"``: exact mixture
+    posterior or a conjugate Gibbs sampler; ``"mcmc"``: the same model in PyMC). Per model also
+    the judge's agreement with the humans (sensitivity, specificity, Cohen's kappa).
+
+    Parameters
+    ----------
+    data : path or DataFrame
+        One row per (model, question[, judge]): a judge score in [0, 1] and a human label 0/1,
+        empty where no human looked.
+    judge_col : str or list of str, optional
+        Judge-score column(s) (default ``judge_score``); several columns are several judges.
+        A ``judge`` column naming each row's judge also gives several judges.
+    human_col : str, optional
+        Human-label column (default ``human``).
+    human : path or DataFrame, optional
+        The human labels as a second table keyed by model and question.
+    method : {{"frequentist", "bayes", "mcmc"}}, default "frequentist"
+    by : {{"model", "pair"}}, default "model"
+        Each model's accuracy, or every pair's paired difference on shared questions
+        (labelled where both models are).
+    confidence_level : float, default 0.95
+    alternative : {{"two-sided", "greater", "less"}}, default "two-sided"
+        Sidedness of every interval and of ``p_value_ppi`` (H0: difference 0).
+    power_tuning : bool, default True
+        PPI++'s tuned weight of the judge (False: PPI, weight 1).
+    judge_bias : {{"per-model", "shared"}}, default "per-model"
+        Bayes: the judge's sensitivity and specificity differ per model, or are one pair for
+        every model (more precise, biased when the judge favours some models).
+    draws, tune, chains : int
+        Posterior draws per chain, burn-in, chains (Gibbs sampler and PyMC).
+    rng : int or numpy.random.Generator, default 0
+    progress : bool, default True
+    **read
+        ``models`` (a subset), ``model_col``, ``question_col``.
+
+    Returns
+    -------
+    xarray.Dataset
+        Dim ``model`` (or ``pair``), and ``judge`` first when there are several judges.
+
+    Examples
+    --------
+    >>> import bayesnoise as bn
+    >>> r = bn.judge("examples/data/judge_graded.csv")
+    >>> r.sizes["model"], float(r["accuracy_ppi"].sel(model="model_a")) > 0.5
+    (3, True)
+    """
+    from bayesnoise.io.judge import read_judge
+
+    opts = _check_options(method, by, judge_bias, alternative, confidence_level, read)
+    level = float(confidence_level)
+    table = read_judge(
+        data,
+        judge_col=judge_col,
+        human_col=human_col,
+        human=human,
+        model_col=opts["model_col"],
+        question_col=opts["question_col"],
+    )
+    if opts["models"]:
+        table = _select(table, opts["models"])
+    if by == "pair" and len(table.models) < 2:
+        raise DataError(f"{table.source}: by='pair' needs two models or more")
+    checks = _labelled_checks(table)
+    mc = {"draws": int(draws), "tune": int(tune), "chains": int(chains), "rng": rng}
+    mc["progress"] = progress
+    spec = JUDGE_MODEL_COLUMNS if by == "model" else JUDGE_PAIR_COLUMNS
+    results, info = [], {}
+    for j, name in enumerate(table.judges):
+        if method == "frequentist":
+            rows = (_model_rows if by == "model" else _pair_rows)(
+                table, j, level, alternative, power_tuning
+            )
+        else:
+            _verdicts(table.judge[j], table.source, name)
+            rows = (_model_rows if by == "model" else _pair_rows)(
+                table, j, level, alternative, True
+            )
+            fill = _bayes_models if by == "model" else _bayes_pairs
+            info = fill(table, j, rows, method, level, alternative, judge_bias, mc)
+        keys = ["model"] if by == "model" else ["model_a", "model_b"]
+        cols = keys + spec["common"] + spec[method]
+        if by == "model":
+            cols += spec["agreement"]
+        results.append(to_result(pd.DataFrame(rows)[cols], by))
+    out = (
+        results[0]
+        if len(results) == 1
+        else xr.concat(results, dim=pd.Index(table.judges, name="judge"), combine_attrs="override")
+    )
+    if len(results) > 1:
+        out["judge"].attrs.update({"long_name": "judge", "description": "judge name"})
+        out.attrs["columns"] = ["judge", *results[0].attrs["columns"]]
+    out.attrs.update(
+        {
+            "source": table.source,
+            "judges": list(table.judges),
+            "method": method,
+            "note": RANDOM_NOTE,
+            "p_labelled_share": checks["p_share"],
+            "p_labelled_judge_mean": checks["p_judge_mean"],
+            **({"posterior": info["engine"]} if info else {}),
+        }
+    )
+    return out
+
+
+def _select(table, models):
+    names = [m.strip() for m in models.split(",")] if isinstance(models, str) else list(models)
+    missing = [m for m in names if m not in table.models]
+    if missing:
+        raise DataError(
+            f"{table.source}: models {missing} are not in the table; models are "
+            f"{', '.join(table.models)}"
+        )
+    idx = [table.models.index(m) for m in names]
+    table.judge = table.judge[:, idx]
+    table.human = table.human[idx]
+    table.models = names
+    return table
