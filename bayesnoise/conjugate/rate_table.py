@@ -102,7 +102,8 @@ class MixtureRatePosterior:
         inside = (x > 0) & (x < 1)
         xs = np.where(inside, x, 0.5)
         z = (special.logit(xs)[..., None] - self.eta) / self.eta_sd
-        dens = (self.weight * stats.norm.pdf(z) / self.eta_sd).sum(axis=-1) / (xs * (1 - xs))
+        phi = np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi)  # stats.norm.pdf: 20x slower here
+        dens = (self.weight * phi / self.eta_sd).sum(axis=-1) / (xs * (1 - xs))
         return np.where(inside, dens, 0.0)
 
     def ppf(self, q: float) -> float:
