@@ -1391,6 +1391,100 @@ _ENTRIES += _RATE_ENTRIES + _FACTOR_ENTRIES + _JUDGE_ENTRIES
 #: name -> :class:`Column`, in the order above.
 REGISTRY: dict[str, Column] = {c.name: c for c in _ENTRIES}
 
+# The columns each command prints, in its order, every option included (an interval's
+# ``_low`` / ``_high`` go with its name); ``bayesnoise columns --command NAME`` lists them.
+# tests/test_results.py checks each command's printed columns against its list.
+_COMMAND_COLUMNS: dict[str, tuple[str, ...]] = {
+    "noise": (
+        *("model", "questions", "samples_per_question", "accuracy", "se_total", "se_data"),
+        *("se_prediction", "se_mean", "clusters", "se_clustered", "design_effect", "icc"),
+        "clustered",
+    ),
+    "pairs": (
+        *("model_a", "model_b", "accuracy_a", "accuracy_b", "difference", "se_total"),
+        *("se_data", "se_prediction", "se_difference", "z", "p_value", "p_value_adjusted"),
+        *("p_value_sign_questions", "p_value_permutation", "p_value_sign_one_sample"),
+        *("p_value_mcnemar_one_sample", "correlation", "se_bootstrap", "simultaneous"),
+        *("p_value_simultaneous", "se_clustered", "design_effect_pair", "z_clustered"),
+        *("p_value_clustered", "p_value_clustered_adjusted"),
+    ),
+    "arena": (
+        *("benchmark", "models", "questions", "p5_min", "p5_max", "p5_min_count"),
+        "p5_max_count",
+    ),
+    "compare": (
+        *("model", "questions", "samples_per_question", "accuracy", "accuracy_here", "ubar"),
+        *("mu", "kappa", "kappa_status", "model_a", "model_b", "difference"),
+        *("difference_here", "dbar", "prob_a_better", "mu_difference"),
+        *("prob_a_better_population", "z", "p_value", "p_value_sign_questions"),
+    ),
+    "posterior": (
+        *("model", "questions", "accuracy", "mu", "ubar", "ubar_prior", "kappa"),
+        *("kappa_status", "se_data_bayes", "se_prediction_bayes", "model_a", "model_b"),
+        *("dbar", "prob_a_better", "mu_difference", "prob_a_better_population", "mu_beta"),
+        *("ubar_mcmc", "kappa_mcmc", "se_data_mcmc", "se_prediction_mcmc", "dbar_mcmc"),
+        *("prob_a_better_mcmc", "mu_beta_difference", "prob_a_better_beta"),
+    ),
+    "ranks": ("model", "accuracy", "prob_best", "expected_rank", "rank", "in_top_group", "group"),
+    "power": (
+        *("model_a", "model_b", "difference", "planned_questions"),
+        *("planned_samples_per_question", "data", "prediction", "paired_min_difference"),
+        *("unpaired_min_difference", "paired_questions_needed", "paired_samples_needed"),
+        *("unpaired_questions_needed", "unpaired_samples_needed", "cluster_size"),
+        *("clustered_min_difference", "clustered_clusters_needed", "clustered_questions_needed"),
+    ),
+    "passk": (
+        *("model", "questions", "k", "pass_at_k", "se_pass_at_k", "model_a", "model_b"),
+        *("pass_at_k_a", "pass_at_k_b", "pass_at_k_difference", "se_pass_at_k_difference"),
+        *("t_pass_at_k", "p_value_pass_at_k", "pass_at_k_bayes", "population_pass_at_k"),
+        "kappa_status",
+    ),
+    "reference": (
+        *("run", "benchmark", "models", "questions", "samples_per_question", "close_pairs"),
+        *("se_difference_median_close", "se_difference_data_median_close"),
+        *("se_difference_prediction_median_close", "benchmark_kappa", "ratio_to_theory"),
+        *("se_model", "accuracy", "se_model_theory", "se_model_data_theory"),
+        *("se_model_prediction_theory", "se_difference_theory"),
+    ),
+    "questions": (
+        *("question", "question_accuracy", "solved_by", "weakest_solver"),
+        *("weakest_solver_accuracy", "kendall_tau", "suspect_rank"),
+    ),
+    "leaderboard": ("model", "accuracy", "win_rate", "elo", "rank", "group"),
+    "check": (
+        *("benchmark", "questions", "accuracy_baseline", "accuracy_candidate", "change"),
+        *("se_change", "t_change", "df", "test", "p_value_regression"),
+        *("p_value_regression_adjusted", "regression", "verdict", "change_bayes"),
+        *("prob_no_regression", "prob_no_regression_adjusted"),
+    ),
+    "monitor": (
+        *("question", "questions", "difference", "confidence_sequence"),
+        *("p_value_always_valid", "stopped", "decision"),
+    ),
+    "plan": (
+        *("model_a", "model_b", "run", "benchmark", "data", "prediction", "k_star"),
+        *("optimal_questions", "optimal_samples_per_question", "se_planned"),
+        *("power_planned", "cost_planned", "questions_k1", "cost_k1"),
+        *("current_samples_per_question", "questions_current_k", "cost_current_k"),
+        *("priority", "question", "model", "samples_per_question", "extra_samples"),
+        "question_prediction_variance",
+    ),
+    "coverage": (
+        *("interval", "population", "scope", "replicates", "units", "coverage"),
+        *("coverage_mcse", "coverage_status", "median_width"),
+    ),
+    "signal": (
+        *("subtask", "noise_model", "models", "checkpoints", "signal", "noise_checkpoints"),
+        *("snr_checkpoints", "noise_se_total", "snr_se_total", "noise_se_prediction"),
+        *("snr_se_prediction", "model_a", "model_b", "family", "size_a", "size_b"),
+        *("accuracy_a", "accuracy_b", "difference", "se_difference", "z", "size_doublings"),
+        "family_snr",
+    ),
+    "decision_accuracy": (
+        *("models", "model_pairs", "decision_accuracy", "expected_decision_accuracy"),
+    ),
+}
+
 
 def _base(name: str) -> tuple[Column, str]:
     if name in REGISTRY:
@@ -1437,6 +1531,43 @@ def describe(name: str) -> dict[str, str]:
 def label(name: str) -> str:
     """The short human label of a column (for table headers and axes)."""
     return describe(name)["label"]
+
+
+def command_rows(command: str | None = None) -> list[dict[str, str]]:
+    """Registry rows grouped by command (for ``bayesnoise columns``), each with a
+    ``command`` field.
+
+    ``command`` given: the columns that command prints, in its order, interval ends
+    included (an unknown command is a :class:`KeyError` naming the known ones). None: every
+    registered column once, under the first command that prints it (``other``: printed by
+    no command, e.g. lower-level functions' columns).
+
+    Examples
+    --------
+    >>> [r["name"] for r in command_rows("questions")][:3]
+    ['question', 'question_accuracy', 'solved_by']
+    """
+    if command is not None and command not in _COMMAND_COLUMNS:
+        known = ", ".join(_COMMAND_COLUMNS)
+        raise KeyError(f"no command {command!r} prints columns; the commands are {known}")
+    groups = [command] if command is not None else list(_COMMAND_COLUMNS)
+    rows, seen = [], set()
+    for group in groups:
+        for name in _COMMAND_COLUMNS[group]:
+            if name in seen and command is None:
+                continue
+            seen.add(name)
+            rows += [{"command": group, **r} for r in _rows_of(REGISTRY[name])]
+    if command is None:
+        for col in _ENTRIES:
+            if col.name not in seen:
+                rows += [{"command": "other", **r} for r in _rows_of(col)]
+    return rows
+
+
+def _rows_of(col: Column) -> list[dict[str, str]]:
+    ends = [f"{col.name}_low", f"{col.name}_high"] if col.interval else []
+    return [describe(n) for n in (col.name, *ends)]
 
 
 def registry_rows() -> list[dict[str, str]]:

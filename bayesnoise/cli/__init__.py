@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
                     text, status = args.run(args, fmt or "table")
                 else:
                     df = call(parser, args)
-                    text = None if df is None else render(df, fmt or "table")
+                    text = df if df is None or isinstance(df, str) else render(df, fmt or "table")
                     status = 0
         except (DataError, OptionalDependencyError) as err:
             print(f"error: {err}", file=sys.stderr)

@@ -47,6 +47,30 @@ def _figure(parser, args, kw):
         save_figure(figure, args.output, dpi=args.dpi)
 
 
+def columns_text(table, width: int = 100) -> str:
+    """``bayesnoise columns`` for a terminal ``width`` wide: a heading per command, one entry
+    per column (its interval ends on the same line), the description wrapped below it."""
+    import textwrap
+
+    names = set(table["column"])
+    lines = []
+    for command, group in table.groupby("command", sort=False):
+        lines.append(f"{command}:")
+        for r in group.itertuples(index=False):
+            stem = r.column.removesuffix("_low").removesuffix("_high")
+            if stem != r.column and stem in names:
+                continue  # shown with its column
+            ends = f" (+ {r.column}_low, {r.column}_high)" if f"{r.column}_low" in names else ""
+            meta = "; ".join(x for x in (r.unit, r.scope, r.method) if x)
+            head = f"{r.column}{ends}: {r.label}" + (f" [{meta}]" if meta else "")
+            lines += textwrap.wrap(head, width, initial_indent="  ", subsequent_indent="      ")
+            lines += textwrap.wrap(
+                r.description, width, initial_indent="      ", subsequent_indent="      "
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
 def call(parser: argparse.ArgumentParser, args: argparse.Namespace):
     """Run the verb of ``args.command``; return the table to print, or None."""
     kw = {k: v for k, v in vars(args).items() if k not in _CLI_ONLY}
@@ -58,7 +82,12 @@ def call(parser: argparse.ArgumentParser, args: argparse.Namespace):
         _figure(parser, args, kw)
         return None
     if args.command == "columns":
-        return verbs.tidy(args.verb())
+        # --command's dest is columns_command: ``command`` is the sub-command's own dest
+        table = verbs.tidy(args.verb(command=kw.get("columns_command")))
+        fmt = args.format or ("table" if args.output is None else None)
+        if fmt is None and args.output.suffix.lower() == ".txt":
+            fmt = "table"
+        return columns_text(table) if fmt == "table" else table
     if args.command == "reference":
         return verbs.tidy(args.verb(kw.pop("benchmark"), **kw))
     files = kw.pop("file")
@@ -67,6 +96,8 @@ def call(parser: argparse.ArgumentParser, args: argparse.Namespace):
         args.verb(data, output=args.output, **kw)
         return None
     result = args.verb(data, **kw)
+    if isinstance(result.attrs.get("verdict"), str):  # one pair: its sentence, beside the table
+        print(result.attrs["verdict"], file=sys.stderr)
     if args.command == "questions":  # Eval-Arena's summary counts, beside the table
         a = result.attrs
         print(

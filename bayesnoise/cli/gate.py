@@ -75,6 +75,10 @@ def _run_monitor(args, fmt):
             f"not stopped after {a['questions_total']} questions (always-valid p = "
             f"{float(last['p_value_always_valid']):.3g}, alpha {a['alpha']:g})"
         )
+    if a["order"] == "random":
+        summary += f"; questions in random order (--rng {a['rng']})"
+    else:
+        summary += f"; questions in {a['order']} order"
     print(summary, file=sys.stderr)
     return render(verbs.tidy(result), fmt), 0
 
@@ -152,8 +156,15 @@ def register(sub) -> None:
         "--order-column",
         metavar="NAME",
         help="column giving each question's position (both models' rows of a question share "
-        "it; default: the order the questions appear)",
+        "it); the questions are replayed in its order",
     )
+    p.add_argument(
+        "--order",
+        choices=("random", "column", "file"),
+        help="replay order: random (default; seeded by --rng), column (with --order-column, "
+        "its default), file (as listed: valid only if that order is independent of the results)",
+    )
+    add_rng(p, "the random order of the questions")
     add_roles(p, " (default with two models: the second)", " (default: the first)")
     add_renamed(p, "--model-a", "--candidate")
     add_renamed(p, "--model-b", "--baseline")

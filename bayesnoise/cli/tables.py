@@ -126,6 +126,7 @@ def register(sub) -> None:
     p = _command(sub, "compare", verbs.compare, "frequentist and Bayesian intervals side by side")
     add_level(p, BAYES_LEVEL, 0.95)
     add_by(p, "one row per model (default) or per pair of models")
+    add_pair(p, "with --by pair: only the pair A - B, and a one-line verdict on it")
     add_max_difference(p)
     add_rng(p, "Monte Carlo intervals")
 
@@ -170,6 +171,11 @@ def register(sub) -> None:
         sub,
         "columns",
         verbs.columns,
-        "what every column name means (name, meaning, unit)",
+        "what every column name means (name, meaning, unit), grouped by command",
         inputs=False,
+    ).add_argument(
+        "--command",
+        dest="columns_command",  # ``command`` is the sub-command's dest; the verb's command=
+        metavar="NAME",
+        help="only the columns this command prints",
     )

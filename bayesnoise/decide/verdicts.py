@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["ALPHA", "CLOSE_FACTOR", "POWER", "close_pairs", "verdict"]
+__all__ = ["ALPHA", "CLOSE_FACTOR", "POWER", "close_pairs", "pair_sentence", "verdict"]
 
 #: Pairs with |difference| < CLOSE_FACTOR x se_total are "close" (the paper's Figure 1 filter).
 CLOSE_FACTOR = 5.0
@@ -38,6 +38,52 @@ def close_pairs(pairs: pd.DataFrame, factor: float = CLOSE_FACTOR) -> pd.DataFra
     """
     keep = np.abs(pairs["difference"].to_numpy()) < factor * pairs["se_total"].to_numpy()
     return pairs[keep].reset_index(drop=True)
+
+
+def _p_text(p: float) -> str:
+    if not np.isfinite(p):
+        return "undefined"
+    return f"{p:.1e}" if p < 0.001 else f"{p:.3f}"
+
+
+def pair_sentence(row, *, confidence_level: float, questions: int) -> str:
+    """One line on one pair in the words of ``bayesnoise check``: which model is better, by
+    how much, the two-sided interval and the two-sided paired t p-value.
+
+    Parameters
+    ----------
+    row : mapping
+        ``model_a, model_b, difference, difference_low, difference_high, p_value`` and ``z``
+        (NaN when the paired differences do not vary) of a pair table.
+    confidence_level : float
+        Level of ``difference_low`` / ``difference_high``.
+    questions : int
+        Questions the pair was compared on.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> row = {"model_a": "A", "model_b": "B", "difference": 0.031, "difference_low": 0.012,
+    ...        "difference_high": 0.050, "p_value": 0.0021, "z": 3.1}
+    >>> pair_sentence(row, confidence_level=0.95, questions=400)
+    'A is better than B by 0.031 [0.012, 0.050] (95% interval), p = 0.002 (two-sided paired t)'
+    """
+    a, b, d = str(row["model_a"]), str(row["model_b"]), float(row["difference"])
+    if d == 0 and not np.isfinite(float(row["z"])):  # mean 0 and no variation: every d_i = 0
+        return f"{a} and {b}: no difference observed (the same score on all {questions} questions)"
+    low, high = float(row["difference_low"]), float(row["difference_high"])
+    tail = (
+        f"({100 * confidence_level:g}% interval), "
+        f"p = {_p_text(float(row['p_value']))} (two-sided paired t)"
+    )
+    if d < 0:
+        return f"{a} is worse than {b} by {-d:.3f} [{-high:.3f}, {-low:.3f}] {tail}"
+    if d > 0:
+        return f"{a} is better than {b} by {d:.3f} [{low:.3f}, {high:.3f}] {tail}"
+    return f"{a} and {b} are level on average: 0.000 [{low:.3f}, {high:.3f}] {tail}"
 
 
 def _winner(row) -> str:

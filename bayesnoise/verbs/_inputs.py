@@ -195,7 +195,24 @@ def dataset(data, *, progress: bool = True, factors_ok: bool = False, **read):
         from bayesnoise.data import complete
 
         ds = complete(ds, on_missing="intersect")
-    return _thresholded(ds, opts["threshold"], opts["success"], per_sample)
+    return by_accuracy(_thresholded(ds, opts["threshold"], opts["success"], per_sample))
+
+
+def by_accuracy(ds):
+    """``ds`` with its models best first: accuracy (mean over the questions a model answered
+    of its mean score) descending, ties in their given order. Every per-model table then
+    lists the best model first, and every pair table (pairs ``i < j`` of this order) takes
+    the higher minus the lower: the differences are >= 0 when the models answered the
+    same questions (``pair=(A, B)`` selects afterwards, so it keeps the order asked)."""
+    if ds.sizes[MODEL] < 2:
+        return ds
+    answered = ds["samples"] > 0
+    per_question = (ds["correct"] / ds["samples"].where(answered)).where(answered)
+    accuracy = np.asarray(per_question.mean("question", skipna=True).values, dtype=float)
+    order = np.argsort(-np.nan_to_num(accuracy, nan=-np.inf), kind="stable")
+    if (order == np.arange(order.size)).all():
+        return ds
+    return ds.isel({MODEL: order})
 
 
 def _thresholded(ds, threshold, success, done: bool):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._inputs import as_seed, dataset, fill_docs, interval_level
-from ._result import to_result
+from ._result import to_grid
 
 __all__ = ["coverage"]
 
@@ -53,10 +53,10 @@ def coverage(
     Returns
     -------
     xarray.Dataset
-        Dim ``row``, one per interval and population (``interval`` and ``population`` are
-        coordinates: ``r.set_index(row=["interval", "population"]).unstack("row")`` gives
-        a (interval, population) grid): ``scope, replicates, units, coverage,
-        coverage_mcse, coverage_status, median_width``. ``attrs["notes"]`` says which pairs
+        Dims ``interval`` (the interval checked) and ``population`` (the simulated
+        question population): ``scope, replicates, units, coverage, coverage_mcse,
+        coverage_status, median_width`` on that grid (:func:`bayesnoise.tidy`: one row per
+        interval and population). ``attrs["notes"]`` says which pairs
         were checked and what K = 1 leaves unidentified.
 
     Examples
@@ -64,8 +64,8 @@ def coverage(
     >>> import bayesnoise as bn
     >>> r = bn.coverage("examples/data/cruxeval_output_temp0.8.csv.gz", n_resamples=10,
     ...                 populations=("fitted",), progress=False)
-    >>> r.sizes["row"], str(r["interval"].values[0]), str(r["population"].values[0])
-    (8, 'accuracy', 'fitted')
+    >>> r.sizes["interval"], str(r["interval"].values[0]), r["population"].values.tolist()
+    (8, 'accuracy', ['fitted'])
     """
     from bayesnoise.decide.selfcheck import coverage_table
 
@@ -80,7 +80,7 @@ def coverage(
         random_seed=as_seed(rng),
         progress=progress,
     )
-    return to_result(df, "row").set_coords(["interval", "population"])
+    return to_grid(df, ("interval", "population"))
 
 
 fill_docs(coverage)

@@ -65,7 +65,8 @@ def decision_accuracy(
     Returns
     -------
     xarray.Dataset
-        One row (dim ``row``): ``models``, ``model_pairs``, ``decision_accuracy`` with
+        One answer, as scalar variables (no dim; :func:`bayesnoise.tidy`: one row):
+        ``models``, ``model_pairs``, ``decision_accuracy`` with
         ``decision_accuracy_low/high`` (percentile bootstrap over models: models resampled with
         replacement, pairs of two different models, weighted by how often both were drawn) and
         ``expected_decision_accuracy``: the decision accuracy the measured noise alone allows,
@@ -85,7 +86,7 @@ def decision_accuracy(
     >>> small = {"a": 0.31, "b": 0.35, "c": 0.40, "d": 0.38}
     >>> target = {"a": 0.52, "b": 0.55, "c": 0.61, "d": 0.63}
     >>> r = bn.decision_accuracy(small, target, n_resamples=200)
-    >>> round(float(r["decision_accuracy"][0]), 4), int(r["model_pairs"][0])
+    >>> round(float(r["decision_accuracy"]), 4), int(r["model_pairs"])
     (0.8333, 6)
     """
     from bayesnoise.frequentist.decision import decision_table
@@ -132,7 +133,7 @@ def decision_accuracy(
         random_seed=as_seed(rng),
     )
     table.attrs.update(small=name_small, target=name_target)
-    return to_result(drop_intervals(table, confidence_level), "row")
+    return to_result(drop_intervals(table, confidence_level), None)  # one answer: no dim
 
 
 fill_docs(decision_accuracy)

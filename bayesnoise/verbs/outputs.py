@@ -101,7 +101,7 @@ def reference(benchmark, *, accuracy=None, models_dir=None):
     Returns
     -------
     xarray.Dataset
-        Dim ``row``: one row per run that measured the benchmark.
+        Dim ``run``: one per run that measured the benchmark.
 
     Examples
     --------
@@ -112,37 +112,51 @@ def reference(benchmark, *, accuracy=None, models_dir=None):
     """
     from bayesnoise.report.html import reference_table
 
-    return to_result(reference_table(benchmark, accuracy=accuracy, models_dir=models_dir), "row")
+    return to_result(reference_table(benchmark, accuracy=accuracy, models_dir=models_dir), "run")
 
 
-def columns():
-    """The column registry: every column name the package prints, what it means, its unit
-    (``bayesnoise columns``).
+def columns(*, command=None):
+    """The column registry: every column name the package prints, what it means, its unit,
+    grouped by the command that prints it (``bayesnoise columns``).
+
+    Parameters
+    ----------
+    command : str, optional
+        Only the columns this command prints (``"pairs"``, ``"check"``, ...), in its order.
+        Default: every registered column once, under the first command that prints it
+        (``other``: printed by no command).
 
     Returns
     -------
     xarray.Dataset
-        Dim ``row``: ``name, label, description, unit, scope, method``.
+        Dim ``column`` (the column names, interval ends included): ``command, label,
+        description, unit, scope, method``.
 
     Examples
     --------
     >>> import bayesnoise as bn
-    >>> c = bn.columns().to_dataframe().set_index("name")
-    >>> c.loc["prob_a_better_population", "scope"]
+    >>> c = bn.columns()
+    >>> str(c["scope"].sel(column="prob_a_better_population").values)
     'question population'
+    >>> bn.columns(command="questions")["column"].values.tolist()[:3]
+    ['question', 'question_accuracy', 'solved_by']
     """
     import numpy as np
     import xarray as xr
 
-    from bayesnoise.vocabulary import registry_rows
+    from bayesnoise.data import DataError
+    from bayesnoise.vocabulary import command_rows
 
-    rows = registry_rows()
-    fields = ["name", "label", "description", "unit", "scope", "method"]
+    try:
+        rows = command_rows(command)
+    except KeyError as err:
+        raise DataError(str(err.args[0])) from None
+    fields = ["command", "label", "description", "unit", "scope", "method"]
     ds = xr.Dataset(
-        {f: ("row", np.asarray([r[f] for r in rows], dtype=str)) for f in fields},
-        coords={"row": np.arange(len(rows))},
+        {f: ("column", np.asarray([r[f] for r in rows], dtype=str)) for f in fields},
+        coords={"column": np.asarray([r["name"] for r in rows], dtype=str)},
     )
-    ds.attrs["columns"] = fields
+    ds.attrs["columns"] = ["column", *fields]
     return ds
 
 

@@ -106,8 +106,9 @@ def plan(
         ``optimal_questions``, ``optimal_samples_per_question``, ``se_planned``,
         ``power_planned``, ``cost_planned``, ``questions_k1``, ``cost_k1``,
         ``current_samples_per_question``, ``questions_current_k``, ``cost_current_k``); dim
-        ``row`` for a reference (one per run) or for ``resample`` (``priority, question,
-        model, samples_per_question, extra_samples, question_prediction_variance``).
+        ``run`` for a reference (one per run that measured it); dim ``priority`` for
+        ``resample`` (the order in which to add the samples, 1 first: ``question, model,
+        samples_per_question, extra_samples, question_prediction_variance``).
 
     Examples
     --------
@@ -149,7 +150,7 @@ def plan(
         table = optimal_design(dat, pred, current_samples=rows["samples_per_question"], **opts)
         table.insert(0, "benchmark", rows["benchmark"].to_numpy())
         table.insert(0, "run", rows["run"].to_numpy())
-        return to_result(table, "row")
+        return to_result(table, "run")
     if _empty(data):
         raise DataError("plan needs a pilot (a results file) or reference=BENCHMARK")
     from bayesnoise import frequentist
@@ -198,7 +199,7 @@ def _resample(ds, budget):
     c, k = beta_binomial_counts(ds, needed_by="adaptive K (resample)")
     models = [str(m) for m in ds[MODEL].values]
     table = resample_plan(c, k, int(budget), models=models, questions=ds[QUESTION].values)
-    out = to_result(table, "row")
+    out = to_result(table, "priority")
     out.attrs.update({"model_a": models[0], "model_b": models[1], "budget": int(budget)})
     return out
 

@@ -83,7 +83,8 @@ def signal(
     Returns
     -------
     xarray.Dataset
-        Dim ``row``. Checkpoints: ``[subtask,] noise_model, models, checkpoints, signal,
+        Dim ``subtask`` (with ``group_column``; else ``noise_model``, one row), or ``pair``
+        (families; labels ``"A - B"``, prefixed ``"subtask: "`` with groups). Checkpoints: ``[subtask,] noise_model, models, checkpoints, signal,
         noise_checkpoints, snr_checkpoints`` (+ the measured-noise columns for
         question-level data). Without: ``[subtask,] noise_model, models, signal,
         noise_se_total, snr_se_total, noise_se_prediction, snr_se_prediction``. Families:
@@ -127,7 +128,9 @@ def signal(
     out.attrs.update(form=form, checkpoint_column=checkpoint_column or "", last=int(last))
     if group_column is not None:
         out.attrs["group_column"] = str(group_column)
-    return to_result(out, "row")
+    if form == "families":
+        return to_result(out, "pair")
+    return to_result(out, "subtask" if group_column is not None else "noise_model")
 
 
 fill_docs(signal)

@@ -136,7 +136,7 @@ def pairs(
         max_difference=max_difference,
         n_boot=n_resamples if resampling in ("both", "bootstrap") else 0,
         random_seed=rng,
-        confidence_level=confidence_level,
+        confidence_level=_level(confidence_level) if pair else confidence_level,
         adjust=adjust,
         n_permutations=n_resamples if resampling in ("both", "permutation") else 0,
         progress=progress,
@@ -164,7 +164,20 @@ def pairs(
         df = df.merge(sim[keep], on=keys, how="left", validate="one_to_one")
     if "cluster" in ds.coords:
         df = _clustered_pairs(ds, df, adjust)
-    return to_result(df, "pair")
+    verdict = _one_pair_verdict(df, pair, _level(confidence_level), ds.sizes["question"])
+    out = to_result(drop_intervals(df, confidence_level), "pair")
+    if verdict:
+        out.attrs["verdict"] = verdict
+    return out
+
+
+def _one_pair_verdict(df, pair, level, questions):
+    """The sentence on the one pair asked for (``pair=``), in ``check``'s words; else None."""
+    if not pair or len(df) != 1:
+        return None
+    from bayesnoise.decide.verdicts import pair_sentence
+
+    return pair_sentence(df.iloc[0], confidence_level=level, questions=questions)
 
 
 def _clustered_pairs(ds, df, adjust):
@@ -215,6 +228,7 @@ def compare(
     *,
     by="model",
     confidence_level=0.95,
+    pair=None,
     max_difference=None,
     rng=0,
     progress=True,
@@ -256,6 +270,10 @@ def compare(
 
     check_value("compare", "by", by, BY)
     ds = dataset(data, progress=progress, **read)
+    if pair is not None and by != "pair":
+        raise DataError('pair= compares two models: use it with by="pair" (CLI: --by pair)')
+    if pair:
+        ds = select_pair(ds, pair)
     rng = as_seed(rng)
     level = _level(confidence_level)
     if by == "pair":
@@ -267,7 +285,11 @@ def compare(
             max_difference=max_difference,
             progress=progress,
         )
-        return to_result(drop_intervals(df, confidence_level), "pair")
+        verdict = _one_pair_verdict(df, pair, level, ds.sizes["question"])
+        out = to_result(drop_intervals(df, confidence_level), "pair")
+        if verdict:
+            out.attrs["verdict"] = verdict
+        return out
     df = decide.compare_models(ds, confidence_level=level, random_seed=rng, progress=progress)
     return to_result(drop_intervals(df, confidence_level), "model")
 
