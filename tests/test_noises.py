@@ -192,3 +192,18 @@ def test_cli_prints_the_verbs_table(tmp_path, capsys):
     want = bn.tidy(bn.noises(path, factors=["template"]))
     np.testing.assert_allclose(printed["se_templates"], want["se_templates"], rtol=1e-9)
     assert list(printed.columns) == list(want.columns)
+
+
+def test_figures_draw_the_parts_and_the_template_means():
+    df = _frame(n=12)
+    fig = bn.plot.noises(df, factors=["template"])
+    result = bn.noises(df, factors=["template"])
+    bars = [p.get_width() for p in fig.axes[0].patches]
+    parts = np.clip(result["variance_part"].transpose("component", "model").values, 0, None)
+    np.testing.assert_allclose(bars, parts.ravel())
+    heat = bn.plot.templates(df, factors=["template"])
+    image = heat.axes[0].images[0].get_array()
+    cells = df.groupby(["model", "template", "question"])["score"].mean()
+    want = cells.groupby(level=["model", "template"]).mean().unstack()
+    order = [str(m) for m in result["model"].values]  # models best first
+    np.testing.assert_allclose(image, want.loc[order].values)

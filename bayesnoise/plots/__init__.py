@@ -21,6 +21,7 @@ from .arrange import (
     pooled_counts,
 )
 from .cdf import plot_question_cdfs
+from .factors import plot_template_heatmap, plot_variance_parts
 from .forest import FOREST_MAX_MODELS, FOREST_SERIES, plot_forest
 from .heatmap import plot_heatmap
 from .mcmc import MCMC_KINDS, plot_mcmc
@@ -37,5 +38,7 @@ __all__ = [
     "plot_pair_matrix",
     "plot_power",
     "plot_question_cdfs",
+    "plot_template_heatmap",
+    "plot_variance_parts",
     "save_figure",
 ]

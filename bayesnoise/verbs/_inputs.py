@@ -208,7 +208,8 @@ def by_accuracy(ds):
         return ds
     answered = ds["samples"] > 0
     per_question = (ds["correct"] / ds["samples"].where(answered)).where(answered)
-    accuracy = np.asarray(per_question.mean("question", skipna=True).values, dtype=float)
+    cells = [d for d in per_question.dims if d != MODEL]  # question (and factor dims)
+    accuracy = np.asarray(per_question.mean(cells, skipna=True).values, dtype=float)
     order = np.argsort(-np.nan_to_num(accuracy, nan=-np.inf), kind="stable")
     if (order == np.arange(order.size)).all():
         return ds

@@ -10,7 +10,7 @@ from bayesnoise.data import MODEL, QUESTION, DataError, attr, factor_dims
 from ._inputs import check_value, dataset, fill_docs, interval_level
 from ._result import _attrs
 
-__all__ = ["noises"]
+__all__ = ["noises", "template_accuracies"]
 
 BY = ("model", "pair")
 METHODS = ("frequentist",)
@@ -266,3 +266,30 @@ def _result(rows, comps, keys, labels, by, factor, level) -> xr.Dataset:
 
 
 fill_docs(noises)
+
+
+def template_accuracies(data, *, factors=None, progress=True, **read) -> xr.DataArray:
+    """Each model's accuracy under each level of the crossed factor: the mean over questions
+    of the cell means (runs averaged), over the cells the model has.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"model": ["a"] * 4, "question": [1, 1, 2, 2],
+    ...                    "template": ["x", "y", "x", "y"], "score": [1, 0, 1, 1]})
+    >>> template_accuracies(df, factors="template").values.tolist()
+    [[1.0, 0.5]]
+    """
+    ds = dataset(data, progress=progress, factors_ok=True, factors=factors, **read)
+    factor, replicates = _crossed_factor(ds, factors)
+    correct, samples, _ = _cells(ds, factor, replicates)
+    present = samples > 0
+    means = np.where(present, correct / np.where(present, samples, 1), 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = means.sum(axis=1) / present.sum(axis=1)
+    return xr.DataArray(
+        values,
+        dims=(MODEL, factor),
+        coords={MODEL: ds[MODEL].values, factor: ds[factor].values},
+        name="accuracy",
+    )

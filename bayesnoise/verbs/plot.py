@@ -32,10 +32,12 @@ __all__ = [
     "matrix",
     "mcmc_forest",
     "noise",
+    "noises",
     "p_values",
     "power",
     "rank",
     "scatter",
+    "templates",
     "trace",
 ]
 
@@ -75,6 +77,27 @@ def heatmap(data, *, progress=True, **read):
     from bayesnoise import plots
 
     return _figure(plots.plot_heatmap(dataset(data, progress=progress, **read)))
+
+
+def noises(data, *, factors=None, by="model", progress=True, **read):
+    """Stacked bars per model (or pair): the question, template, question x template and
+    sampling parts of the squared SE over the template population (``bn.noises``)."""
+    from bayesnoise import plots
+
+    from .factors import noises as _noises
+
+    result = _noises(data, factors=factors, by=by, progress=progress, **read)
+    return _figure(plots.plot_variance_parts(result))
+
+
+def templates(data, *, factors=None, progress=True, **read):
+    """Model x template heat map of accuracies (mean over questions of the cell means)."""
+    from bayesnoise import plots
+
+    from .factors import template_accuracies
+
+    table = template_accuracies(data, factors=factors, progress=progress, **read)
+    return _figure(plots.plot_template_heatmap(table))
 
 
 def cdf(data, *, bins=5, progress=True, **read):
@@ -182,6 +205,8 @@ KINDS = {
     "noise": noise,
     "components": components,
     "heatmap": heatmap,
+    "noises": noises,
+    "templates": templates,
     "cdf": cdf,
     "forest": forest,
     "matrix": matrix,
