@@ -69,7 +69,9 @@ def test_pairs_columns_and_filter(capsys, crux):
     assert list(df.columns) == PAIRS and len(df) == 28
     close = _csv(capsys, "pairs", crux, "--max-difference", "0.01")
     assert 0 < len(close) < 28 and (close["difference"].abs() <= 0.01).all()
-    boot = _csv(capsys, "pairs", crux, "--bootstrap", "200", "--seed", "3")
+    boot = _csv(
+        capsys, "pairs", crux, "--n-resamples", "200", "--resampling", "bootstrap", "--rng", "3"
+    )
     assert list(boot.columns) == [*PAIRS, "se_bootstrap"]
 
 
@@ -88,7 +90,16 @@ def test_pairs_adjust_permutations_and_one_pair(capsys, crux):
     np.testing.assert_allclose(bh["p_value_adjusted"], adjust_pvalues(full["p_value"], "bh"))
     none = _csv(capsys, "pairs", crux, "--adjust", "none")
     assert "p_value_adjusted" not in none.columns
-    more = _csv(capsys, "pairs", crux, "--permutations", "99", "--one-sample-tests")
+    more = _csv(
+        capsys,
+        "pairs",
+        crux,
+        "--n-resamples",
+        "99",
+        "--resampling",
+        "permutation",
+        "--one-sample-tests",
+    )
     assert list(more.columns) == [
         *PAIRS[:-1],
         "p_value_permutation",
@@ -206,12 +217,12 @@ def test_version(capsys):
 
 
 def test_warnings_once_without_file_and_line(capsys, tmp_path):
-    """`compare --pairs` used to print each warning twice, with internal file:line."""
+    """`compare --by pair` used to print each warning twice, with internal file:line."""
     path = tmp_path / "k1.csv"
     rows = ["model,example_id,sample,correct"]
     rows += [f"{m},q{i},0,{(i * (j + 3)) % 2}" for j, m in enumerate("abc") for i in range(60)]
     path.write_text("\n".join(rows) + "\n")
-    assert main(["compare", str(path), "--pairs"]) == 0
+    assert main(["compare", str(path), "--by", "pair"]) == 0
     lines = [x for x in capsys.readouterr().err.splitlines() if x]
     assert lines, "K = 1 data must warn that kappa is assumed"
     assert all(x.startswith("warning: ") for x in lines)
@@ -235,9 +246,9 @@ def test_bad_input_is_exit_2_but_bugs_are_not_hidden(monkeypatch, crux):
     ("extra", "library"),
     [
         ((), lambda ds: __import__("bayesnoise").frequentist.passk_table(ds, 3)),
-        (("--pairs",), lambda ds: __import__("bayesnoise").frequentist.passk_pairs(ds, 3)),
+        (("--by", "pair"), lambda ds: __import__("bayesnoise").frequentist.passk_pairs(ds, 3)),
         (
-            ("--method", "conjugate"),
+            ("--method", "bayes", "--confidence-level", "0.95"),
             lambda ds: __import__("bayesnoise").conjugate.posterior_passk_table(
                 ds, 3, confidence_level=0.95, random_seed=0
             ),
@@ -299,7 +310,17 @@ def test_cluster_col_adds_the_clustered_columns(capsys, tmp_path):
 def test_pairs_simultaneous_columns_come_from_all_pairs(capsys, crux, method):
     from bayesnoise import decide, load
 
-    df = _csv(capsys, "pairs", crux, "--simultaneous", method, "--max-difference", "0.01")
+    df = _csv(
+        capsys,
+        "pairs",
+        crux,
+        "--simultaneous",
+        method,
+        "--confidence-level",
+        "0.95",
+        "--max-difference",
+        "0.01",
+    )
     expected = decide.simultaneous_intervals(load(crux), method=method, random_seed=0)
     merged = df.merge(expected, on=["model_a", "model_b"], suffixes=("", "_lib"))
     assert 0 < len(merged) == len(df) < len(expected)  # filtered rows, intervals from all 28

@@ -51,7 +51,7 @@ def _run(args, tmp_path, code=None, terminal=True):
 @pytest.mark.parametrize("terminal", [True, False], ids=["terminal", "pipe"])
 def test_posterior_mcmc_json_with_progress_on(samples_csv, tmp_path, terminal):
     args = ["posterior", str(samples_csv), "--method", "mcmc", "--draws", "100", "--tune", "100"]
-    args += ["--chains", "1", "--format", "json"]  # no --quiet: the progress display is on
+    args += ["--chains", "1", "--format", "json"]  # no --no-progress: the progress display is on
     out = _run(args, tmp_path, terminal=terminal)
     assert out.returncode == 0, out.stderr[-3000:]
     records = json.loads(out.stdout)  # progress must not leak into standard output

@@ -208,7 +208,7 @@ def test_bad_input_is_refused_with_a_clear_message():
 def test_verb_returns_the_table_with_interval_and_population_coordinates():
     r = bn.coverage(
         "examples/data/cruxeval_output_temp0.8.csv.gz",
-        replicates=3,
+        n_resamples=3,
         populations=("two-point",),
         max_pair_models=3,
         progress=False,
@@ -231,7 +231,7 @@ def test_command_line(capsys):
         [
             "coverage",
             "examples/data/cruxeval_output_temp0.8.csv.gz",
-            "--replicates",
+            "--n-resamples",
             "3",
             "--populations",
             "fitted",

@@ -67,7 +67,7 @@ def test_verb_orders_by_name_as_the_seed():
         got = bn.decision_accuracy(
             dict(zip(names, small, strict=True)),
             dict(zip(names, target, strict=True)),
-            bootstrap=0,
+            n_resamples=0,
         )
         assert float(got["decision_accuracy"][0]) == ref
         assert int(got["model_pairs"][0]) == len(names) * (len(names) - 1) // 2
@@ -76,8 +76,8 @@ def test_verb_orders_by_name_as_the_seed():
 def test_name_order_matters_with_ties_as_in_the_seed():
     # tied on the small side: the pair agrees when the later (by name) model leads the target
     small = {"a": 0.5, "b": 0.5, "c": 0.9}
-    later_leads = bn.decision_accuracy(small, {"a": 0.1, "b": 0.2, "c": 0.3}, bootstrap=0)
-    earlier_leads = bn.decision_accuracy(small, {"a": 0.2, "b": 0.1, "c": 0.3}, bootstrap=0)
+    later_leads = bn.decision_accuracy(small, {"a": 0.1, "b": 0.2, "c": 0.3}, n_resamples=0)
+    earlier_leads = bn.decision_accuracy(small, {"a": 0.2, "b": 0.1, "c": 0.3}, n_resamples=0)
     assert float(later_leads["decision_accuracy"][0]) == 1.0
     assert float(earlier_leads["decision_accuracy"][0]) == pytest.approx(2 / 3)
 
@@ -150,7 +150,7 @@ def test_question_level_files(tmp_path, capsys):
     small, target = str(tmp_path / "small.csv"), str(tmp_path / "target.csv")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = bn.tidy(bn.decision_accuracy(small, target, bootstrap=300))
+        r = bn.tidy(bn.decision_accuracy(small, target, n_resamples=300))
     acc = {side: f.groupby("model")["correct"].mean().sort_index() for side, f in frames.items()}
     ref = seed_decision_acc_fast(acc["small"].to_numpy(), acc["target"].to_numpy())
     assert r["decision_accuracy"][0] == pytest.approx(ref, abs=1e-15)
@@ -159,7 +159,7 @@ def test_question_level_files(tmp_path, capsys):
     # the same from one score per model (no question column): no measured noise
     scores = tmp_path / "small_scores.csv"
     acc["small"].rename("score").reset_index().to_csv(scores, index=False)
-    r2 = bn.tidy(bn.decision_accuracy(str(scores), acc["target"], bootstrap=50))
+    r2 = bn.tidy(bn.decision_accuracy(str(scores), acc["target"], n_resamples=50))
     assert r2["decision_accuracy"][0] == pytest.approx(ref, abs=1e-15)
     assert np.isnan(r2["expected_decision_accuracy"][0])
     # the command line
@@ -168,7 +168,7 @@ def test_question_level_files(tmp_path, capsys):
             "decision-accuracy",
             small,
             target,
-            "--bootstrap",
+            "--n-resamples",
             "300",
             "--format",
             "csv",
@@ -187,10 +187,10 @@ def test_bootstrap_is_seeded_and_level_sets_width():
     rng = np.random.default_rng(3)
     names, small, target = _random_tables(rng, 20)
     small_d, target_d = dict(zip(names, small, strict=True)), dict(zip(names, target, strict=True))
-    a = bn.tidy(bn.decision_accuracy(small_d, target_d, seed=5))
-    b = bn.tidy(bn.decision_accuracy(small_d, target_d, seed=5))
+    a = bn.tidy(bn.decision_accuracy(small_d, target_d, rng=5))
+    b = bn.tidy(bn.decision_accuracy(small_d, target_d, rng=5))
     assert a.equals(b)
-    narrow = bn.tidy(bn.decision_accuracy(small_d, target_d, seed=5, confidence_level=0.5))
+    narrow = bn.tidy(bn.decision_accuracy(small_d, target_d, rng=5, confidence_level=0.5))
     assert (narrow["decision_accuracy_high"][0] - narrow["decision_accuracy_low"][0]) <= (
         a["decision_accuracy_high"][0] - a["decision_accuracy_low"][0]
     )
@@ -215,7 +215,7 @@ def test_model_missing_on_one_side_is_named(tmp_path, capsys):
     assert main(["decision-accuracy", str(tmp_path / "s.csv"), str(tmp_path / "t.csv")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and "'d'" in err and "'e'" in err
-    ok = bn.decision_accuracy(small, target, models="a,b,c", bootstrap=10)
+    ok = bn.decision_accuracy(small, target, models="a,b,c", n_resamples=10)
     assert int(ok["models"][0]) == 3
 
 
@@ -232,7 +232,7 @@ def test_fewer_than_three_models_and_bad_scores():
 def test_a_side_with_one_score_for_all_models_is_stated():
     with pytest.warns(UserWarning, match="ranks no pair"):
         r = bn.decision_accuracy(
-            {"a": 0.0, "b": 0.0, "c": 0.0}, {"a": 0.1, "b": 0.3, "c": 0.2}, bootstrap=10
+            {"a": 0.0, "b": 0.0, "c": 0.0}, {"a": 0.1, "b": 0.3, "c": 0.2}, n_resamples=10
         )
     # (a, b): t_a < t_b agrees with the tie; (a, c) agrees; (b, c): t_b > t_c disagrees
     assert float(r["decision_accuracy"][0]) == pytest.approx(2 / 3)

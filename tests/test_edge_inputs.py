@@ -15,10 +15,10 @@ PAIR_COMMANDS = [
     ["ranks"],
     ["pairs"],
     ["power"],
-    ["compare", "--pairs"],
-    ["posterior", "--pairs"],
+    ["compare", "--by", "pair"],
+    ["posterior", "--by", "pair"],
     ["arena"],
-    ["passk", "--pairs", "--k", "1"],
+    ["passk", "--by", "pair", "--k", "1"],
 ]
 
 
@@ -71,7 +71,7 @@ def test_constant_scores_give_a_table(capsys, constant, command):
 def test_ranks_all_tied(capsys, constant, method):
     """Every model solves (or fails) every question: all tied, no traceback."""
     value, path = constant
-    status, out = _run(capsys, "ranks", path, "--method", method, "--draws", "500")
+    status, out = _run(capsys, "ranks", path, "--model", method, "--n-resamples", "500")
     assert status == 0, out.err
     df = pd.read_csv(io.StringIO(out.out))
     assert (df["accuracy"] == value).all()
@@ -104,7 +104,7 @@ def test_one_model_is_a_clear_error(capsys, one_model, command):
 
 
 def test_posterior_pairs_one_model_names_file_and_model(capsys, one_model):
-    status, out = _run(capsys, "posterior", "--pairs", one_model)
+    status, out = _run(capsys, "posterior", "--by", "pair", one_model)
     assert status == 2
     assert (
         out.err.strip() == f"error: {one_model}: pairs need at least two models; it has one: solo"

@@ -155,8 +155,8 @@ def test_verdict_names_regression_margin_non_inferiority_and_improvement():
 
 
 def test_one_file_and_two_files_give_the_same_gate(pilot):
-    one = bn.check(pilot["both"], baseline_model="base", candidate_model="cand", progress=False)
-    two = bn.check(pilot["base"], pilot["cand"], progress=False)
+    one = bn.check(pilot["both"], baseline="base", candidate="cand", progress=False)
+    two = bn.check([pilot["base"], pilot["cand"]], progress=False)
     one, two = one.attrs, two.attrs
     assert np.isclose(one["p_value"], two["p_value"]) and one["regression"] and two["regression"]
     ref = stats.ttest_1samp(pilot["d"], 0.0, alternative="less")
@@ -172,7 +172,7 @@ def test_pairs_on_shared_questions_and_says_so(tmp_path):
     c = c[c["example_id"] != "q0"]  # the candidate skipped one question
     c.to_csv(tmp_path / "c.csv", index=False)
     with pytest.warns(UserWarning, match="pairing on the 39 questions both answered"):
-        res = bn.check(b, tmp_path / "c.csv", progress=False)
+        res = bn.check([b, tmp_path / "c.csv"], progress=False)
     assert int(res["questions"][0]) == 39
 
 
@@ -186,7 +186,7 @@ def test_several_benchmarks_in_a_benchmark_column(tmp_path):
     cand = rng.binomial(1, u[1, idx])[:, None]
     cand[bench == "code"] = 0  # a regression on one benchmark only
     f = _write_long(tmp_path / "multi.csv", {"old": base, "new": cand}, benchmark=bench)
-    res = bn.check(f, baseline_model="old", candidate_model="new", progress=False)
+    res = bn.check(f, baseline="old", candidate="new", progress=False)
     rows = bn.tidy(res).set_index("benchmark")
     assert list(rows.index) == ["code", "math", "qa", "combined"]
     d = (cand - base)[:, 0]
@@ -200,15 +200,15 @@ def test_several_benchmarks_in_a_benchmark_column(tmp_path):
 
 def test_bad_input_is_a_data_error(pilot, tmp_path):
     with pytest.raises(DataError, match=r"margin must be in \(-1, 1\)"):
-        bn.check(pilot["both"], baseline_model="base", candidate_model="cand", margin=1.0)
+        bn.check(pilot["both"], baseline="base", candidate="cand", margin=1.0)
     with pytest.raises(DataError, match="name both models"):
-        bn.check(pilot["both"], baseline_model="base")
+        bn.check(pilot["both"], baseline="base")
     other = pd.read_csv(pilot["cand"]).assign(example_id=lambda t: "new-" + t["example_id"])
     other.to_csv(tmp_path / "other.csv", index=False)
     with pytest.raises(DataError, match="share no question"):
-        bn.check(pilot["base"], tmp_path / "other.csv", progress=False)
+        bn.check([pilot["base"], tmp_path / "other.csv"], progress=False)
     with pytest.raises(DataError, match="holds 2 models"):
-        bn.check(pilot["both"], pilot["cand"], progress=False)
+        bn.check([pilot["both"], pilot["cand"]], progress=False)
 
 
 def _run(*args):
@@ -322,7 +322,7 @@ def test_every_column_the_three_commands_print_is_registered(pilot):
     tables = {
         "check": gate(pilot["d"], names=["x"]).rows,
         "check bayes": gate([pilot["d"], pilot["d"]], method="bayes", n_resamples=200).rows,
-        "monitor": bn.tidy(bn.sequential(f, progress=False)),
+        "monitor": bn.tidy(bn.monitor(f, progress=False)),
         "plan": bn.tidy(bn.plan(f, target_se=0.02, progress=False)),
         "plan resample": bn.tidy(bn.plan(f, resample=10, progress=False)),
     }

@@ -67,7 +67,9 @@ def test_power_uses_the_files_components(capsys, crux):
 
 
 def test_power_n_and_k_and_one_sample_files(capsys, crux, tmp_path):
-    out = _csv(capsys, "power", crux, "--n", "3200", "--k", "40")
+    out = _csv(
+        capsys, "power", crux, "--planned-questions", "3200", "--planned-samples-per-question", "40"
+    )
     base = _csv(capsys, "power", crux)
     assert len(out) == 28 and "paired_questions_needed" not in out.columns
     assert (out.planned_questions == 3200).all() and (out.planned_samples_per_question == 40).all()
@@ -84,10 +86,10 @@ def test_power_n_and_k_and_one_sample_files(capsys, crux, tmp_path):
 
 
 def test_ranks_command(capsys, crux):
-    df = _csv(capsys, "ranks", crux, "--draws", "500")
+    df = _csv(capsys, "ranks", crux, "--n-resamples", "500")
     assert list(df.columns) == RANKS and len(df) == 8
     assert df["prob_best"].sum() == pytest.approx(1.0)
     assert df["expected_rank"].is_monotonic_increasing
-    bayes = _csv(capsys, "ranks", crux, "--method", "bayes", "--draws", "500")
+    bayes = _csv(capsys, "ranks", crux, "--model", "bayes", "--n-resamples", "500")
     # these questions carry only prediction noise: the top is at least as clear
     assert bayes["prob_best"].max() >= df["prob_best"].max() - 3 * np.sqrt(0.25 / 500)

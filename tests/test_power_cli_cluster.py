@@ -78,7 +78,17 @@ def test_power_with_clusters_matches_the_cluster_robust_se(capsys, tmp_path):
 def test_power_with_clusters_plans_other_n_and_k(capsys, tmp_path):
     path = _write(tmp_path / "cl.csv", k=4)
     base = _csv(capsys, "power", path, "--cluster-col", "topic")
-    more = _csv(capsys, "power", path, "--cluster-col", "topic", "--n", "1200", "--k", "16")
+    more = _csv(
+        capsys,
+        "power",
+        path,
+        "--cluster-col",
+        "topic",
+        "--planned-questions",
+        "1200",
+        "--planned-samples-per-question",
+        "16",
+    )
     # four times the clusters: the cluster-level variance falls 4x, and K = 16 also cuts the
     # prediction part, so the gap shrinks by at least a factor 2
     assert (more.clustered_min_difference <= base.clustered_min_difference / 2 + 1e-12).all()

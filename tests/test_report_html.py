@@ -136,7 +136,7 @@ def test_reference_table_and_cli(capsys):
 
 def test_cli_report_and_plot_on_bundled_data(bundled_data, tmp_path):
     path = str(bundled_data / "cruxeval_output_temp0.8.csv.gz")
-    assert main(["report", path, "-o", str(tmp_path / "r.html"), "--quiet"]) == 0
+    assert main(["report", path, "-o", str(tmp_path / "r.html"), "--no-progress"]) == 0
     html = (tmp_path / "r.html").read_text()
     assert "Against the reference noise models" in html or "models/" not in html
     for kind in ("heatmap", "matrix"):

@@ -1,4 +1,4 @@
-"""The anytime-valid sequential test (``bn.sequential``, ``bayesnoise monitor``): the capital
+"""The anytime-valid sequential test (``bn.monitor``, ``bayesnoise monitor``): the capital
 against a line-by-line transcription of the documented betting process, the sequence's ends
 against the capital at those ends, the order column, bad input, and (slow) the error rate
 when checking after every question up to 2,000 and the stopping N under a 5-point
@@ -145,7 +145,7 @@ def test_the_log_is_replayed_in_the_order_column(tmp_path):
     sb = rng.binomial(1, 0.5, size=(n, k))
     order = rng.permutation(n) * 10.0  # numbers, not the row order
     f = _log(tmp_path, sa, sb, order, k)
-    r = bn.sequential(f, model_a="a", model_b="b", order_column="position", progress=False)
+    r = bn.monitor(f, candidate="a", baseline="b", order_column="position", progress=False)
     d = (sa.mean(1) - sb.mean(1))[np.argsort(order)]
     p, _ = always_valid_pvalues(d)
     stop = int(stopping_times(p)[()])
@@ -153,7 +153,7 @@ def test_the_log_is_replayed_in_the_order_column(tmp_path):
     np.testing.assert_allclose(r["p_value_always_valid"], p[:stop])
     np.testing.assert_allclose(r["difference"], (np.cumsum(d) / np.arange(1, n + 1))[:stop])
     assert r.attrs["decision"] == "a better than b" and bool(r["stopped"][-1])
-    full = bn.sequential(f, order_column="position", stop=False, every=100, progress=False)
+    full = bn.monitor(f, order_column="position", stop=False, every=100, progress=False)
     assert full["step"].values.tolist() == [100, 200, 300, 400, 500]
 
 
@@ -164,16 +164,16 @@ def test_order_column_errors(tmp_path, capsys):
     order[5] = 3  # two questions at one position
     f = _log(tmp_path, s, s, order)
     with pytest.raises(DataError, match="position 3 to 2 questions"):
-        bn.sequential(f, model_a="a", model_b="b", order_column="position", progress=False)
+        bn.monitor(f, candidate="a", baseline="b", order_column="position", progress=False)
     assert main(["monitor", str(f), "--order-column", "position", "--no-progress"]) == 2
     assert "each question needs its own position" in capsys.readouterr().err
     table = pd.read_csv(_log(tmp_path, s, s, np.arange(20), name="split.csv"))
     table.loc[(table["model"] == "b") & (table["example_id"] == "q4"), "position"] = 99
     table.to_csv(tmp_path / "split.csv", index=False)  # the two models disagree on q4
     with pytest.raises(DataError, match="share one position"):
-        bn.sequential(tmp_path / "split.csv", order_column="position", progress=False)
+        bn.monitor(tmp_path / "split.csv", order_column="position", progress=False)
     with pytest.raises(DataError, match=r"margin must be in \(-1, 1\)"):
-        bn.sequential(f, order_column="position", margin=-1.0)
+        bn.monitor(f, order_column="position", margin=-1.0)
 
 
 def test_monitor_command_prints_the_steps(tmp_path, capsys):

@@ -53,24 +53,23 @@ def _all_results(path):
             path,
             confidence_level=0.95,
             one_sample_tests=True,
-            permutations=20,
-            bootstrap=20,
+            n_resamples=20,
             simultaneous="max-t",
         ),
     )
     yield "arena", bn.arena(path)
     yield "compare", bn.compare(path)
-    yield "compare --pairs", bn.compare(path, pairs=True)
+    yield "compare --by pair", bn.compare(path, by="pair")
     yield "posterior", bn.posterior(path)
-    yield "posterior --pairs", bn.posterior(path, pairs=True)
-    yield "ranks", bn.ranks(path, draws=500)
+    yield "posterior --by pair", bn.posterior(path, by="pair")
+    yield "ranks", bn.ranks(path, n_resamples=500)
     yield "power", bn.power(path, difference=0.05)
     yield "passk", bn.passk(path, k=2, confidence_level=0.95)
-    yield "passk --pairs", bn.passk(path, k=2, pairs=True, confidence_level=0.95)
-    yield "passk conjugate", bn.passk(path, k=2, method="conjugate")
+    yield "passk --by pair", bn.passk(path, k=2, by="pair", confidence_level=0.95)
+    yield "passk bayes", bn.passk(path, k=2, method="bayes", confidence_level=0.95)
     yield "reference", bn.reference("humaneval+", accuracy=0.5)
     yield "questions", bn.questions(path)
-    yield "leaderboard", bn.leaderboard(path, bootstrap=50)
+    yield "leaderboard", bn.leaderboard(path, n_resamples=50)
 
 
 def test_every_printed_column_is_registered_and_described(crux):
@@ -125,8 +124,8 @@ def test_a_name_holds_one_number_across_commands_per_pair(crux_shared):
     tables = _quiet(
         lambda: {
             "pairs": bn.tidy(bn.pairs(crux_shared, confidence_level=0.95)),
-            "posterior --pairs": bn.tidy(bn.posterior(crux_shared, pairs=True)),
-            "compare --pairs": bn.tidy(bn.compare(crux_shared, pairs=True)),
+            "posterior --by pair": bn.tidy(bn.posterior(crux_shared, by="pair")),
+            "compare --by pair": bn.tidy(bn.compare(crux_shared, by="pair")),
         }
     )
     # difference, difference_low/high, z, p_value, p_value_sign_questions, dbar_low/high, ...
@@ -138,12 +137,12 @@ COMMANDS = [
     (["pairs", "--max-difference", "0.05"], lambda f: bn.pairs(f, max_difference=0.05)),
     (["arena"], bn.arena),
     (["questions", "--suspect", "5"], lambda f: bn.questions(f, suspect=5)),
-    (["leaderboard", "--bootstrap", "50"], lambda f: bn.leaderboard(f, bootstrap=50)),
-    (["compare", "--pairs"], lambda f: bn.compare(f, pairs=True)),
-    (["posterior", "--seed", "3"], lambda f: bn.posterior(f, seed=3)),
-    (["ranks", "--draws", "300"], lambda f: bn.ranks(f, draws=300)),
+    (["leaderboard", "--n-resamples", "50"], lambda f: bn.leaderboard(f, n_resamples=50)),
+    (["compare", "--by", "pair"], lambda f: bn.compare(f, by="pair")),
+    (["posterior", "--rng", "3"], lambda f: bn.posterior(f, rng=3)),
+    (["ranks", "--n-resamples", "300"], lambda f: bn.ranks(f, n_resamples=300)),
     (["power", "--difference", "0.04"], lambda f: bn.power(f, difference=0.04)),
-    (["passk", "--k", "3", "--pairs"], lambda f: bn.passk(f, k=3, pairs=True)),
+    (["passk", "--k", "3", "--by", "pair"], lambda f: bn.passk(f, k=3, by="pair")),
     (
         ["noise", "--models", "phind,mixtral-8x7b"],
         lambda f: bn.noise(f, models="phind,mixtral-8x7b"),

@@ -117,7 +117,7 @@ def test_installed_reference_command(run_installed):
 def test_installed_report_command(run_installed, tmp_path):
     out = tmp_path / "r.html"
     data = BUNDLED / "cruxeval_output_temp0.8.csv.gz"
-    done = run_installed("-m", "bayesnoise", "report", str(data), "-o", str(out), "--quiet")
+    done = run_installed("-m", "bayesnoise", "report", str(data), "-o", str(out), "--no-progress")
     assert done.returncode == 0, done.stderr
     html = out.read_text()
     assert html.lstrip().lower().startswith("<!doctype html")

@@ -111,8 +111,8 @@ def register(sub) -> None:
         nargs="?",
         const="max-t",
         choices=("max-t", "bonferroni"),
-        help="add simultaneous_low/high (all pair differences at once, at --confidence-level, "
-        "default 0.95) and p_value_simultaneous; max-|T| (default) or Bonferroni",
+        help="add p_value_simultaneous and, with --confidence-level, simultaneous_low/high "
+        "(all pair differences at once); max-|T| (default) or Bonferroni",
     )
     p.add_argument(
         "--one-sample-tests",

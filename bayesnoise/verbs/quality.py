@@ -7,7 +7,7 @@ import warnings
 
 from bayesnoise.data import DataError
 
-from ._inputs import dataset, fill_docs
+from ._inputs import as_seed, dataset, drop_intervals, fill_docs
 from ._result import to_result
 
 __all__ = ["leaderboard", "questions"]
@@ -79,19 +79,21 @@ def questions(data, *, unsolved=False, solved_once=False, suspect=None, progress
     return to_result(table, "question")
 
 
-def leaderboard(data, *, bootstrap=1000, confidence_level=0.95, seed=0, progress=True, **read):
+def leaderboard(data, *, n_resamples=1000, confidence_level=0.95, rng=0, progress=True, **read):
     """Per model: accuracy, win rate, Elo with its interval, rank interval and tie groups
     (``bayesnoise leaderboard``).
 
     Parameters
     ----------
     {input}
-    bootstrap : int, default 1000
+    n_resamples : int, default 1000
         Bootstrap replicates over questions (the unit that was sampled) for ``elo_low/high``.
-    confidence_level : float, default 0.95
-        Level of the Elo and rank intervals.
-    seed : int, default 0
+    confidence_level : float or None, default 0.95
+        Level of the Elo and rank intervals and of the tie groups; None: none of them.
+    rng : int or numpy.random.Generator, default 0
+        Seed (or generator) of the bootstrap and the rank draws.
     progress : bool, default True
+        Progress display on standard error while reading.
 
     Returns
     -------
@@ -106,7 +108,7 @@ def leaderboard(data, *, bootstrap=1000, confidence_level=0.95, seed=0, progress
     Examples
     --------
     >>> import bayesnoise as bn
-    >>> r = bn.leaderboard("examples/data/cruxeval_output_temp0.8.csv.gz", bootstrap=50)
+    >>> r = bn.leaderboard("examples/data/cruxeval_output_temp0.8.csv.gz", n_resamples=50)
     >>> round(float(r["elo"].mean()), 6)
     1000.0
     """
@@ -118,12 +120,15 @@ def leaderboard(data, *, bootstrap=1000, confidence_level=0.95, seed=0, progress
             f"{ds.attrs.get('source', 'the input')}: a leaderboard needs at least 2 models"
         )
     level = 0.95 if confidence_level is None else confidence_level
+    seed = as_seed(rng)
     table = frequentist.model_quality(
-        ds, n_bootstrap=bootstrap, confidence_level=level, random_seed=seed
+        ds, n_bootstrap=n_resamples, confidence_level=level, random_seed=seed
     )
     ranks = decide.rank_table(ds, confidence_level=level, random_seed=seed)
     keep = ranks[["model", "rank_low", "rank_high", "group"]]
     table = table.merge(keep, on="model", how="left", validate="one_to_one")
+    if confidence_level is None:  # level-derived columns: the intervals and the tie groups
+        table = drop_intervals(table, None).drop(columns=["group"])
     return to_result(table, "model")
 
 
