@@ -90,7 +90,11 @@ def pairs(
     confidence_level : float, optional
         Add ``difference_low`` / ``difference_high`` (paired score interval, population).
     pair : (str, str), optional
-        Only the pair A - B (a family of one: ``p_value_adjusted = p_value``).
+        Only the pair A - B, in that order (a family of one: ``p_value_adjusted =
+        p_value``), and ``attrs["verdict"]``: one line in ``check``'s words, e.g. "A is
+        better than B by 0.031 [0.012, 0.050] (95% interval), p = 0.002 (two-sided paired
+        t)" (the interval at ``confidence_level``, 0.95 when None), or "no difference
+        observed" when every per-question difference is 0.
     adjust : {{"holm", "bh", "bonferroni", "none"}}, default "holm"
         ``p_value_adjusted`` over all pairs of the file, before ``max_difference`` filters rows.
     simultaneous : {{None, "max-t", "bonferroni"}}
@@ -114,14 +118,19 @@ def pairs(
     Returns
     -------
     xarray.Dataset
-        Dim ``pair`` (labels ``"A - B"``, coords ``model_a``, ``model_b``).
+        Dim ``pair`` (labels ``"A - B"``, coords ``model_a``, ``model_b``): every pair once,
+        the model with the higher accuracy as A (differences >= 0 on shared questions),
+        pairs of the best model first.
 
     Examples
     --------
     >>> import bayesnoise as bn
-    >>> r = bn.pairs("examples/data/cruxeval_output_temp0.8.csv.gz")
-    >>> r.sizes["pair"], str(r["model_a"].values[0])
-    (28, 'codellama-13b')
+    >>> f = "examples/data/cruxeval_output_temp0.8.csv.gz"
+    >>> r = bn.pairs(f)
+    >>> r.sizes["pair"], str(r["model_a"].values[0]), bool((r["difference"] >= 0).all())
+    (28, 'deepseek-instruct-6.7b', True)
+    >>> print(bn.pairs(f, pair=("codellama-13b", "phind")).attrs["verdict"])
+    codellama-13b is worse than phind by 0.028 [0.008, 0.048] (95% interval), p = 0.006 (two-sided paired t)
     """
     from bayesnoise import frequentist
 
@@ -247,6 +256,9 @@ def compare(
         One row per model, or per pair of models (A - B).
     confidence_level : float or None, default 0.95
         Level of every interval; None: no interval columns.
+    pair : (str, str), optional
+        With ``by="pair"``: only the pair A - B, in that order, and ``attrs["verdict"]``,
+        one line in ``check``'s words (as :func:`pairs`).
     max_difference : float, optional
         With ``by="pair"``: keep pairs with ``|difference| <= max_difference``.
     rng : int or numpy.random.Generator, default 0
@@ -257,7 +269,7 @@ def compare(
     Returns
     -------
     xarray.Dataset
-        Dim ``model`` or ``pair``.
+        Dim ``model`` (best accuracy first) or ``pair`` (the higher accuracy as A).
 
     Examples
     --------
