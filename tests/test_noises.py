@@ -207,3 +207,19 @@ def test_figures_draw_the_parts_and_the_template_means():
     want = cells.groupby(level=["model", "template"]).mean().unstack()
     order = [str(m) for m in result["model"].values]  # models best first
     np.testing.assert_allclose(image, want.loc[order].values)
+
+
+def test_coverage_over_templates_and_the_naive_pooled_interval_fails():
+    # 0/1 scores from the logit model of studies/noises.py (truth by quadrature), T = 5.
+    # Two-sided band for a 0.95 interval over R replicates: 0.95 +- 3.5 sqrt(0.95 0.05 / R).
+    # The naive interval (templates pooled as samples of a question, the old --sample-col
+    # advice) must fall below that band (it covers ~0.7 here in the R = 2000 study).
+    from studies.noises import run_cell
+
+    reps = 300
+    row = run_cell(100, 5, 2, 0.0, reps, seed=21)
+    band = 3.5 * np.sqrt(0.95 * 0.05 / reps)
+    for key in ("acc_templates", "acc_these", "diff_templates", "diff_these"):
+        assert abs(row[f"cover_{key}"] - 0.95) < band, (key, row[f"cover_{key}"])
+    assert row["cover_acc_naive"] < 0.95 - band
+    assert row["cover_diff_naive"] < 0.95 - band
