@@ -181,6 +181,7 @@ def test_sweep_equals_hand_thresholded_rate(graded, tmp_path):
         _table(hand).to_csv(f, index=False)
         ref = bn.rate(f, prior="3,2", target=0.4)
         got = sweep.sel(threshold=t, method="nearest")
+        got = got.sel(model=ref["model"].values)
         for col in ("successes", "trials", "accuracy", "rate", "rate_low", "rate_high"):
             assert np.array_equal(got[col].values, ref[col].values), (t, col)
         assert np.array_equal(got["prob_rate_above"].values, ref["prob_rate_above"].values)
@@ -449,3 +450,22 @@ def test_cli_prints_the_verb_and_says_how_it_thresholded(graded, tmp_path):
     assert status == 0 and len(sweep) == 9 and list(sweep.columns[:2]) == ["model", "threshold"]
     status, _, err = _run(["rate", str(path)])
     assert status == 2 and "--threshold" in err
+
+
+def test_figures_draw_the_verbs_numbers(graded):
+    path, scores = graded
+    fig = bn.plot.rate(path, threshold=0.7, prior="mean=0.6,sd=0.2")
+    ax = fig.axes[0]
+    gids = [line.get_gid() for line in ax.lines]
+    assert gids == [f"{kind}:{m}" for m in scores for kind in ("posterior", "prior")]
+    post = ax.lines[0]
+    x, y = post.get_xdata(), post.get_ydata()
+    s, n = _counts(scores, 0.7)["a"], len(scores["a"])
+    assert np.allclose(y, stats.beta.pdf(x, 3 + s, 2 + n - s), rtol=1e-12)
+    prior = ax.lines[1]
+    assert np.allclose(prior.get_ydata(), stats.beta.pdf(x, 3, 2), rtol=1e-12)
+    fig = bn.plot.threshold(path, grid="0.5:0.8:0.1")
+    sweep = bn.tidy(bn.threshold(path, grid="0.5:0.8:0.1"))
+    line = fig.axes[0].lines[0]
+    assert line.get_gid() == "a"
+    assert np.allclose(line.get_ydata(), sweep.loc[sweep["model"] == "a", "rate"])

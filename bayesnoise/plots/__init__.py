@@ -28,9 +28,11 @@ from .mcmc import MCMC_KINDS, plot_mcmc
 from .noise import plot_noise_components, plot_noise_vs_accuracy
 from .pairs import model_accuracies, plot_accuracy_scatter, plot_pair_matrix
 from .power import plot_power
+from .rate import plot_exact_coverage, plot_rate_posteriors, plot_threshold_sweep
 
 __all__ = [
     "plot_accuracy_scatter",
+    "plot_exact_coverage",
     "plot_forest",
     "plot_heatmap",
     "plot_noise_components",
@@ -38,7 +40,9 @@ __all__ = [
     "plot_pair_matrix",
     "plot_power",
     "plot_question_cdfs",
+    "plot_rate_posteriors",
     "plot_template_heatmap",
+    "plot_threshold_sweep",
     "plot_variance_parts",
     "save_figure",
 ]

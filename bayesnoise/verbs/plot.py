@@ -20,6 +20,7 @@ from bayesnoise.data import DataError
 
 from ._inputs import as_seed, dataset, interval_level
 from ._quality_figures import difference_sum, difficulty, p_values
+from ._rate_figures import rate, threshold
 
 __all__ = [
     "KINDS",
@@ -36,8 +37,10 @@ __all__ = [
     "p_values",
     "power",
     "rank",
+    "rate",
     "scatter",
     "templates",
+    "threshold",
     "trace",
 ]
 
@@ -218,4 +221,6 @@ KINDS = {
     "difference-sum": difference_sum,
     "p-values": p_values,
     "difficulty": difficulty,
+    "rate": rate,
+    "threshold": threshold,
 }

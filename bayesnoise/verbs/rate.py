@@ -172,7 +172,7 @@ def threshold(
     At every threshold ``T`` of ``grid`` the scores become success (``score >= T``, or
     ``<= T`` with ``success="below"``) and :func:`rate` runs on them: the numbers at ``T``
     are those of ``rate(data, threshold=T, ...)``. It shows how much the ranking depends on
-    where the line is drawn.
+    where the line is drawn. Models are in the order of their mean (unthresholded) score.
 
     Parameters
     ----------
@@ -209,7 +209,8 @@ def threshold(
     success = read.pop("success", "above")
     values = parse_grid(grid)
     in_memory = isinstance(data, np.ndarray | xr.DataArray)
-    base = None if in_memory else dataset(data, progress=progress, **read)
+    base = dataset(data, progress=progress, **read)  # models in the order of the mean score
+    order = base["model"].values
     keep = ["successes", "trials", "accuracy", "rate", "rate_low", "rate_high"]
     if target is not None:
         _check("model", "greater", target)
@@ -224,7 +225,7 @@ def threshold(
             ds, _priors(ds, prior, priors), target=target, confidence_level=confidence_level
         )
         notes = df.attrs
-        parts.append(to_result(df[["model", *keep]], "model"))
+        parts.append(to_result(df[["model", *keep]], "model").sel(model=order))
     out = xr.concat(parts, dim=xr.Variable("threshold", values), join="exact")
     out = out.transpose("model", "threshold")
     out["threshold"].attrs.update(
