@@ -16,10 +16,13 @@ __all__ = [
     "ConfidenceInterval",
     "OptionalDependencyError",
     "check_confidence_level",
+    "few",
     "fmt_value",
     "name_list",
+    "one_line",
     "pair_table",
     "require",
+    "see_warnings",
     "tail_probabilities",
     "triu_pairs",
     "z_from_level",
@@ -128,6 +131,66 @@ def name_list(names: Iterable | None, size: int, prefix: str) -> list[str]:
     if len(out) != size:
         raise ValueError(f"got {len(out)} names for {size} entries")
     return out
+
+
+#: The docs page every warning points to for its long explanation (one section per warning).
+WARNINGS_PAGE = "docs/warnings.md"
+#: Longest warning line (characters): a warning is one line that says what to do.
+WARNING_WIDTH = 200
+
+
+def see_warnings(anchor: str) -> str:
+    """``"see docs/warnings.md#anchor"``: the pointer a warning ends with.
+
+    Examples
+    --------
+    >>> see_warnings("k1")
+    'see docs/warnings.md#k1'
+    """
+    return f"see {WARNINGS_PAGE}#{anchor}"
+
+
+def one_line(text: str, names: Iterable, unit: str = "model(s)") -> str:
+    """``text`` with ``{who}`` replaced by ``"N model(s) (a, b, +k more)"``, the names cut so
+    that the line stays within :data:`WARNING_WIDTH` characters whatever they are.
+
+    Examples
+    --------
+    >>> one_line("kappa is wide for {who}; see x", ["a", "b"])
+    'kappa is wide for 2 model(s) (a, b); see x'
+    >>> len(one_line("kappa is wide for {who}; see x", ["m" * 300, "b"]))
+    200
+    """
+    names = list(names)
+    head = f"{len(names)} {unit} ("
+    spare = WARNING_WIDTH - (len(text) - len("{who}")) - len(head) - 1
+    width = max(8, spare - len(f", +{len(names)} more"))
+    return text.replace("{who}", f"{head}{few(names, width)})")
+
+
+def few(names: Iterable, width: int = 40) -> str:
+    """The first names that fit in about ``width`` characters, then ``+N more``: a model
+    list that keeps a warning on one short line whatever the names are.
+
+    Examples
+    --------
+    >>> few(["a", "b"]), few(["model-" + str(i) for i in range(9)], width=20)
+    ('a, b', 'model-0, model-1, +7 more')
+    >>> few(["a-very-long-model-name-indeed-more-than-forty-chars-long"])
+    'a-very-long-model-name-indeed-more-th...'
+    """
+    names = [str(n) for n in names]
+    shown: list[str] = []
+    used = 0
+    for name in names:
+        if len(name) > width:
+            name = name[: width - 3] + "..."
+        if shown and used + len(name) + 2 > width:
+            break
+        shown.append(name)
+        used += len(name) + 2
+    rest = len(names) - len(shown)
+    return ", ".join(shown) + (f", +{rest} more" if rest else "")
 
 
 def fmt_value(value) -> str:

@@ -219,7 +219,7 @@ def test_fit_k1_kappa_not_identifiable_warns():
     np.testing.assert_allclose(
         np.array(list(fit.mu_interval(0.95))), stats.beta(5, 3).ppf([[0.025], [0.975]]), atol=0.03
     )
-    assert any("LogNormal prior" in n for n in fit.notes)
+    assert any("kappa is not identifiable" in n and "(K = 1)" in n for n in fit.notes)
 
 
 @pytest.mark.parametrize("value", [0, 5])

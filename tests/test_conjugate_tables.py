@@ -169,7 +169,7 @@ def test_warns_when_beta_does_not_fit_the_questions():
     u = rng.choice([0.01, 0.35, 0.99], size=(1, n), p=[0.5, 0.2, 0.3])
     ds = from_arrays(rng.binomial(k, u), np.full((1, n), k), models=["lumpy"])
     with pytest.warns(
-        UserWarning, match=r"Beta population differs from the observed accuracy .* lumpy"
+        UserWarning, match=r"Beta population mean is > 1 SE from the accuracy .*lumpy"
     ):
         df = posterior_table(ds)
     assert abs(df.attrs["mu_shift"][0]) > 1

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayesnoise._common import one_line, see_warnings
+
 __all__ = ["STATUS", "kappa_notes"]
 
 #: The values of ``kappa_status`` (a column of every per-model table and a field of the fit).
@@ -17,18 +19,17 @@ STATUS = {
 }
 
 
-def _who(sel, shape, names) -> str:
-    """``"the model"`` or ``"N model(s) (a, b, ...)"`` for the models selected by ``sel``."""
-    idx = np.flatnonzero(sel)
+def _line(text: str, sel, shape, names) -> str:
+    """``text`` with ``{who}`` filled by the models selected by ``sel``: ``"the model"``, or
+    ``"N model(s) (a, b, +3 more)"`` cut to keep the note within 200 characters."""
     if not shape:
-        return "the model"
-    more = ", ..." if idx.size > 5 else ""
+        return text.replace("{who}", "the model")
+    idx = np.flatnonzero(sel)
     if names is not None:
-        labels = np.asarray(names).ravel()
-        return f"{idx.size} model(s) ({', '.join(str(labels[i]) for i in idx[:5])}{more})"
-    pos = [np.unravel_index(i, shape) for i in idx[:5]]
-    txt = ", ".join(str(p[0] if len(p) == 1 else p) for p in pos)
-    return f"{idx.size} model(s) (index {txt}{more})"
+        labels = [np.asarray(names).ravel()[i] for i in idx]
+    else:
+        labels = [f"index {np.unravel_index(i, shape)}" for i in idx]
+    return one_line(text, labels)
 
 
 def kappa_notes(
@@ -63,54 +64,42 @@ def kappa_notes(
     ()
     """
     lo, hi = bounds
-    prior = f"its LogNormal prior (median {kappa_prior[0]:g}, log sd {kappa_prior[1]:g})"
-    change = "pass kappa=... / CLI --kappa to change it"
+    # One line each (<= 200 characters); the long story is in the docs page it points to.
+    assume = "pass --kappa to assume one"
     extreme = np.zeros(status.shape, bool) if extreme is None else extreme
     high = np.zeros(status.shape, bool) if high is None else high
     notes = []
     if np.any(status == STATUS["k1"]):
-        notes.append(
-            f"kappa is not identifiable for {_who(status == STATUS['k1'], shape, names)}: every "
-            f"answered question has K <= 1 sample, so the likelihood does not depend on kappa. "
-            f"ubar and dbar (and prob_a_better) use the binomial bound (ubar_prior 'binomial bound "
-            f"(K = 1)'): the Jeffreys posterior of the accuracy, which holds whatever kappa is "
-            f"(covered 0.94-1.00 for true kappa 0.5-100 at N = 100-2,000; about 0.95 when the "
-            f"questions are equally hard, up to 1.00 when they are far apart: the price of not "
-            f"knowing kappa; 1.2-1.4x the width of an interval that assumes kappa). V_x and "
-            f"V_pred integrate kappa over {prior} and are wide; se_data and se_prediction are "
-            f"not reported. ubar_prior='beta' (CLI --ubar-prior beta) gives the kappa-prior "
-            f"interval instead (covered 0.96 at a true kappa of 1 but 0.81-0.90 at 100). mu and "
-            f"mu_difference do not depend on kappa. Run K >= 2 samples per question to "
-            f"measure kappa, or assume a value ({change})."
+        text = (
+            "kappa is not identifiable for {who} (K = 1): ubar/dbar use the binomial bound; "
+            f"run K >= 2 or pass --kappa; {see_warnings('kappa-k1')}"
         )
+        notes.append(_line(text, status == STATUS["k1"], shape, names))
     if np.any(status == STATUS["single"]):
-        notes.append(
-            f"kappa is not identifiable for {_who(status == STATUS['single'], shape, names)}: a "
-            f"single question; intervals integrate kappa over {prior} ({change})."
+        text = (
+            "kappa is not identifiable for {who}: one question; intervals rest on kappa's "
+            f"prior; {assume}; {see_warnings('kappa-prior')}"
         )
+        notes.append(_line(text, status == STATUS["single"], shape, names))
     at_lo = status == STATUS["lower"]
     for sel, what in ((high, "answered every sample correctly"), (~high, "got every sample wrong")):
         group = at_lo & extreme & sel
         if np.any(group):
-            notes.append(
-                f"{_who(group, shape, names)} {what}: kappa is not identifiable (nothing tells "
-                f"easy questions from hard ones, so the questions look deterministic and the "
-                f"likelihood keeps rising towards kappa = {lo:g}); intervals integrate kappa "
-                f"over its posterior, which there is mostly {prior}, and mu stays inside (0, 1) "
-                f"through the prior on mu ({change})."
+            text = (
+                f"{{who}} {what}: kappa is not identifiable (questions look deterministic); "
+                f"{assume}; {see_warnings('kappa-prior')}"
             )
+            notes.append(_line(text, group, shape, names))
     if np.any(at_lo & ~extreme):
-        notes.append(
-            f"the likelihood of kappa keeps rising towards the lower edge {lo:g} for "
-            f"{_who(at_lo & ~extreme, shape, names)}: questions look deterministic (each "
-            f"all-correct or all-wrong); intervals integrate kappa over its posterior (the "
-            f"prior bounds it), so they do not collapse ({change})."
+        text = (
+            f"kappa at the grid's lower edge {lo:g} for {{who}}: questions look deterministic; "
+            f"intervals rest on its prior; {see_warnings('kappa-edge')}"
         )
+        notes.append(_line(text, at_lo & ~extreme, shape, names))
     if np.any(status == STATUS["upper"]):
-        notes.append(
-            f"the likelihood of kappa keeps rising towards the upper edge {hi:g} for "
-            f"{_who(status == STATUS['upper'], shape, names)}: no question-to-question variation "
-            f"beyond binomial noise is detectable; intervals integrate kappa over its posterior "
-            f"(the prior bounds it), so they do not collapse ({change})."
+        text = (
+            f"kappa at the grid's upper edge {hi:g} for {{who}}: no spread beyond binomial "
+            f"noise; intervals rest on its prior; {see_warnings('kappa-edge')}"
         )
+        notes.append(_line(text, status == STATUS["upper"], shape, names))
     return tuple(notes)

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from bayesnoise._common import check_confidence_level, pair_table
+from bayesnoise._common import check_confidence_level, one_line, pair_table, see_warnings
 from bayesnoise._progress import Progress
 from bayesnoise.data import DataError, attr, beta_binomial_counts, complete, is_chunked
 
@@ -251,15 +251,13 @@ def _mu_shift(names, p, mask, acc, mu):
     shift[ok] = (mu[ok] - acc[ok]) / se_mean[ok]
     off = np.flatnonzero(ok & (np.abs(np.where(ok, shift, 0.0)) > _MU_SHIFT_WARN))
     if off.size:
-        listed = ", ".join(f"{names[i]} ({shift[i]:+.1f} SE)" for i in off[:5])
-        more = ", ..." if off.size > 5 else ""
-        warnings.warn(
-            f"The mean of the fitted Beta population differs from the observed accuracy by more than "
-            f"{_MU_SHIFT_WARN:g} standard error for {off.size} model(s): {listed}{more}. The "
-            "question difficulties are not Beta-shaped: kappa, se_data_bayes and se_prediction_bayes "
-            "rest on that shape (ubar does where ubar_prior says beta). The mu column and its "
-            "interval do not (a Dirichlet posterior of the mean per-question score), nor does the "
-            "frequentist interval (bayesnoise compare).",
+        text = (
+            f"Beta population mean is > {_MU_SHIFT_WARN:g} SE from the accuracy for {{who}}: "
+            f"kappa, se_*_bayes assume Beta-shaped difficulties, mu does not; "
+            f"{see_warnings('beta-shape')}"
+        )
+        warnings.warn(  # one line; the long story is in the docs page it names
+            one_line(text, [f"{names[i]} {shift[i]:+.1f} SE" for i in off]),
             UserWarning,
             stacklevel=3,
         )

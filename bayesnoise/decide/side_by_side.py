@@ -96,6 +96,7 @@ def compare_pairs(
     random_seed: int = 0,
     on_missing: str = "raise",
     max_difference: float | None = None,
+    progress: bool = True,
 ) -> pd.DataFrame:
     """Frequentist and Bayesian answers for every pair (a - b), side by side.
 
@@ -118,6 +119,8 @@ def compare_pairs(
         What to do when models do not cover the same questions.
     max_difference : float, optional
         Keep only pairs with ``|difference| <= max_difference``.
+    progress : bool, default True
+        Show the slow steps' progress on standard error; False writes nothing there.
 
     Returns
     -------
@@ -143,11 +146,11 @@ def compare_pairs(
     from bayesnoise import conjugate, frequentist
 
     ds = complete(ds, on_missing=on_missing)
-    mat = frequentist.pair_noise_dataset(ds)
+    mat = frequentist.pair_noise_dataset(ds, progress=progress)
     cols = ["difference", "se_difference", "z", "p_value", "p_value_sign_questions"]
     pairs = pair_table(mat["model"].values, {c: mat[c].values for c in cols})
     bayes = conjugate.posterior_pairs_table(
-        ds, confidence_level=confidence_level, random_seed=random_seed
+        ds, confidence_level=confidence_level, random_seed=random_seed, progress=progress
     )
     bayes = bayes.set_index(["model_a", "model_b"]).loc[
         list(zip(pairs["model_a"], pairs["model_b"], strict=True))

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnoise._common import pair_table, triu_pairs
+from bayesnoise._common import one_line, pair_table, see_warnings, triu_pairs
 from bayesnoise._progress import Progress
 from bayesnoise.data import MODEL, DataError, attr, complete
 from bayesnoise.frequentist import _core, _score
@@ -40,20 +40,19 @@ def _warn_small_n(ds: xr.Dataset, n: int) -> None:
 
 
 def _split_note(ds: xr.Dataset, comps: dict) -> str | None:
-    """Why the data/prediction split is missing for some models, or None."""
+    """Why the data/prediction split is missing for some models (one line), or None."""
     bad = np.isnan(comps["data"])
     if not bad.any():
         return None
-    names = ", ".join(map(str, ds[MODEL].values[bad][:5])) + (", ..." if bad.sum() > 5 else "")
     if not attr(ds, "counts_known"):
-        why = "the input gives fractional pass1 without the number of samples behind it"
+        why, todo = "pass1 without sample counts", "pass --samples-per-question"
     else:
-        why = "some questions have K = 1 sample"
-    return (
-        f"data/prediction split not identifiable for {int(bad.sum())} model(s) ({names}): {why}; "
-        "one sample per question measures only the total variance, so se_data, se_prediction "
-        "and the these-questions intervals (accuracy_here_low/high, difference_here_low/high) are left empty"
+        why, todo = "K = 1", "run K >= 2"
+    text = (
+        f"data/prediction split not identifiable for {{who}} ({why}): se_data, se_prediction, "
+        f"*_here intervals empty; {todo}; {see_warnings('split')}"
     )
+    return one_line(text, ds[MODEL].values[bad])
 
 
 MODEL_COLUMNS = [

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bayesnoise._common import one_line, see_warnings
 from bayesnoise.data import MODEL, DataError
 
 from ._frames import peek_columns, read_table
@@ -167,10 +168,14 @@ def _noise_frame(ds, where):
     with warnings.catch_warnings():  # the K = 1 split note is stated once below instead
         warnings.filterwarnings("ignore", message="data/prediction split not identifiable")
         table = frequentist.model_noise(ds)
-    if table["se_prediction"].isna().any():
+    empty = table["se_prediction"].isna().to_numpy()
+    if empty.any():
+        text = (  # one line: no file path (it can be long); the command names the file
+            "noise_se_prediction is empty for {who} with K = 1 (or pass1 without counts): run "
+            f"K >= 2; {see_warnings('split')}"
+        )
         warnings.warn(
-            f"{where}: noise_se_prediction is empty for models with one sample per question "
-            "(or fractional scores without counts): the prediction noise is not identifiable",
+            one_line(text, table["model"][empty]),
             UserWarning,
             stacklevel=4,
         )
