@@ -423,12 +423,14 @@ _ENTRIES = [
     _c(
         "data",
         "data variance",
-        "per-question data variance (of the pair difference in power), clipped at 0",
+        "per-question data variance (of the pair difference in power and plan; of the model's "
+        "score in plan on one model), clipped at 0; NaN where K = 1 leaves it unsplit",
     ),
     _c(
         "prediction",
         "prediction variance",
-        "per-question prediction variance of one sample (of the pair difference in power)",
+        "per-question prediction variance of one sample (of the pair difference in power and "
+        "plan; of the model's score in plan on one model)",
     ),
     _c("paired_min_difference", "min. difference (paired)", "smallest detectable", _DIFF),
     _c("unpaired_min_difference", "min. difference (unpaired)", "smallest detectable", _DIFF),
@@ -766,7 +768,9 @@ _ENTRIES = [
     _c(
         "se_planned",
         "SE (plan)",
-        "expected SE of the difference at the plan: sqrt((data + prediction / K) / N)",
+        "expected SE at the plan, sqrt((data + prediction / K) / N): of the pair's difference; "
+        "on one model of its accuracy (target_se) or of A - B with a second model like it "
+        "(difference; the assumption is printed)",
         _DIFF,
         POPULATION,
         "freq",

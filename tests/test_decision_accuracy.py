@@ -69,8 +69,8 @@ def test_verb_orders_by_name_as_the_seed():
             dict(zip(names, target, strict=True)),
             n_resamples=0,
         )
-        assert float(got["decision_accuracy"][0]) == ref
-        assert int(got["model_pairs"][0]) == len(names) * (len(names) - 1) // 2
+        assert float(got["decision_accuracy"]) == ref
+        assert int(got["model_pairs"]) == len(names) * (len(names) - 1) // 2
 
 
 def test_name_order_matters_with_ties_as_in_the_seed():
@@ -78,8 +78,8 @@ def test_name_order_matters_with_ties_as_in_the_seed():
     small = {"a": 0.5, "b": 0.5, "c": 0.9}
     later_leads = bn.decision_accuracy(small, {"a": 0.1, "b": 0.2, "c": 0.3}, n_resamples=0)
     earlier_leads = bn.decision_accuracy(small, {"a": 0.2, "b": 0.1, "c": 0.3}, n_resamples=0)
-    assert float(later_leads["decision_accuracy"][0]) == 1.0
-    assert float(earlier_leads["decision_accuracy"][0]) == pytest.approx(2 / 3)
+    assert float(later_leads["decision_accuracy"]) == 1.0
+    assert float(earlier_leads["decision_accuracy"]) == pytest.approx(2 / 3)
 
 
 def test_model_bootstrap_equals_brute_force_expansion():
@@ -216,7 +216,7 @@ def test_model_missing_on_one_side_is_named(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error:") and "'d'" in err and "'e'" in err
     ok = bn.decision_accuracy(small, target, models="a,b,c", n_resamples=10)
-    assert int(ok["models"][0]) == 3
+    assert int(ok["models"]) == 3
 
 
 def test_fewer_than_three_models_and_bad_scores():
@@ -235,7 +235,7 @@ def test_a_side_with_one_score_for_all_models_is_stated():
             {"a": 0.0, "b": 0.0, "c": 0.0}, {"a": 0.1, "b": 0.3, "c": 0.2}, n_resamples=10
         )
     # (a, b): t_a < t_b agrees with the tie; (a, c) agrees; (b, c): t_b > t_c disagrees
-    assert float(r["decision_accuracy"][0]) == pytest.approx(2 / 3)
+    assert float(r["decision_accuracy"]) == pytest.approx(2 / 3)
 
 
 def test_help_names_both_files(capsys):

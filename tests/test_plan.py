@@ -162,8 +162,9 @@ def test_bad_input_exits_2(pilot_ds, tmp_path, capsys):
     k1 = from_arrays(np.array([[1, 0, 1], [0, 0, 1]]), np.ones((2, 3)), models=["a", "b"])
     with warnings.catch_warnings():  # the K = 1 and 3-question warnings of the pilot
         warnings.simplefilter("ignore")
-        with pytest.raises(DataError, match="one sample per question"):
-            bn.plan(k1, target_se=0.01)
+        k1_plan = bn.plan(k1, target_se=0.01)  # K = 1 both sides: N at K = 1, said so
+    assert "N planned at K = 1" in k1_plan.attrs["assumption"]
+    assert int(k1_plan["optimal_samples_per_question"][0]) == 1
     bn.save(ds, tmp_path / "pilot.nc")
     f = str(tmp_path / "pilot.nc")
     for argv in (

@@ -95,6 +95,8 @@ def _run_plan(args, fmt):
             f"{a['se_prediction_after']:.4g}",
             file=sys.stderr,
         )
+    if result.attrs.get("assumption"):
+        print(f"assumption: {result.attrs['assumption']}", file=sys.stderr)
     return render(verbs.tidy(result), fmt), 0
 
 
@@ -207,7 +209,10 @@ def register(sub) -> None:
         "--difference", type=float, metavar="D", help="difference to detect (0.02 = 2 points)"
     )
     target.add_argument(
-        "--target-se", type=float, metavar="SE", help="SE of the difference to reach"
+        "--target-se",
+        type=float,
+        metavar="SE",
+        help="SE to reach: of the difference (pairs), of the accuracy (one model: --models M)",
     )
     p.add_argument("--power", type=float, default=0.8, help="power (default 0.8)")
     _alpha(p, "level (default 0.05)")

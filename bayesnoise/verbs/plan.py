@@ -21,23 +21,25 @@ def _empty(data) -> bool:
 
 
 def _reference_components(name):
+    """(rows, data, prediction) per question of each run's close-pair difference; rows get
+    ``total`` (from the total SE), which plans N at K = 1 where a run has K = 1 (data and
+    prediction NaN there)."""
     from .outputs import reference
 
-    ref = reference(name).to_dataframe().reset_index(drop=True)
-    usable = ref[
-        np.isfinite(ref["se_difference_data_median_close"])
-        & np.isfinite(ref["se_difference_prediction_median_close"])
-    ]
+    ref = reference(name).to_dataframe().reset_index()  # the run names are the dim
+    n = ref["questions"].to_numpy(float)
+    ref["total"] = ref["se_difference_median_close"].to_numpy(float) ** 2 * n
+    usable = ref[np.isfinite(ref["total"])].reset_index(drop=True)
     if usable.empty:
         raise DataError(
-            f"reference {name!r}: its runs have one sample per question, so the data and "
-            "prediction noise of a difference are not separated; plan from a pilot with K >= 2"
+            f"reference {name!r}: no run measured the SE of a close pair's difference; plan "
+            "from a pilot instead (CLI: bayesnoise plan FILE --difference D)"
         )
     n = usable["questions"].to_numpy(float)
     return (
         usable,
-        usable["se_difference_data_median_close"].to_numpy() ** 2 * n,
-        (usable["se_difference_prediction_median_close"].to_numpy() ** 2 * n),
+        usable["se_difference_data_median_close"].to_numpy(float) ** 2 * n,
+        usable["se_difference_prediction_median_close"].to_numpy(float) ** 2 * n,
     )
 
 
@@ -68,13 +70,24 @@ def plan(
     (:mod:`bayesnoise.decide.plan`), compared with K = 1 and with the pilot's K. With
     ``resample``: instead, which questions of the pilot to sample again, and how often.
 
+    One model (a pilot holding one, or ``models="NAME"``): ``target_se`` is the SE of its
+    accuracy, ``SE^2 = data / N + prediction / (N K)`` from its own components; ``difference``
+    plans a comparison with a second model like it, independent of it question by question
+    (``SE[A - B]^2 = 2 (data + prediction / K) / N``: the conservative rho = 0; the assumption
+    is in ``attrs["assumption"]`` and printed by the command). A pair with one sample per
+    question on one side is planned from the side with K > 1 (its prediction share of the
+    total taken for the other model; said in ``attrs["assumption"]``); with K = 1 on both
+    sides, or a reference measured at K = 1, N is planned at K = 1 from the total variance
+    (``data``, ``prediction``, ``k_star`` NaN).
+
     Parameters
     ----------
     {input}
     difference : float, optional
         Difference to detect (0.02 = 2 points) at ``power``; or
     target_se : float, optional
-        The standard error of the difference to reach. Exactly one of the two.
+        The standard error to reach: of the difference (pairs), of the accuracy (one model).
+        Exactly one of the two.
     power, alpha : float
         Power and level (default 0.8, 0.05).
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
@@ -102,13 +115,15 @@ def plan(
     Returns
     -------
     xarray.Dataset
-        Dim ``pair`` (``model_a, model_b`` and the ``PLAN_COLUMNS``: ``k_star``,
+        Dim ``pair`` (dim ``model`` for one model; ``model_a, model_b`` and the
+        ``PLAN_COLUMNS``: ``data``, ``prediction``, ``k_star``,
         ``optimal_questions``, ``optimal_samples_per_question``, ``se_planned``,
         ``power_planned``, ``cost_planned``, ``questions_k1``, ``cost_k1``,
         ``current_samples_per_question``, ``questions_current_k``, ``cost_current_k``); dim
         ``run`` for a reference (one per run that measured it); dim ``priority`` for
         ``resample`` (the order in which to add the samples, 1 first: ``question, model,
-        samples_per_question, extra_samples, question_prediction_variance``).
+        samples_per_question, extra_samples, question_prediction_variance``). Attrs
+        ``assumption`` where the plan rests on one (one model's difference, K = 1 sides).
 
     Examples
     --------
@@ -117,6 +132,9 @@ def plan(
     >>> r = bn.plan(f, pair=("phind", "codellama-34b"), target_se=0.01, cost_question=20)
     >>> int(r["optimal_samples_per_question"][0]) > 1
     True
+    >>> one = bn.plan(f, models="phind", target_se=0.01, cost_question=20)  # one model
+    >>> one.attrs["target"], int(one["optimal_samples_per_question"][0]) > 1
+    ("SE of the model's accuracy", True)
     """
     from bayesnoise.decide.plan import optimal_design
 
@@ -124,7 +142,10 @@ def plan(
         if value is None or not np.isfinite(float(value)) or float(value) <= 0:
             raise DataError(f"{name} must be a number > 0 (a cost), got {value}")
     if (difference is None) == (target_se is None) and resample is None:
-        raise DataError("give exactly one target: difference= (with power) or target_se=")
+        raise DataError(
+            "give exactly one target: difference= (with power) or target_se= (CLI: "
+            "--difference D or --target-se SE)"
+        )
     for name, value in (("difference", difference), ("target_se", target_se)):
         if value is not None and not float(value) > 0:
             raise DataError(f"{name} must be > 0, got {value}")
@@ -145,43 +166,185 @@ def plan(
     }
     if reference is not None:
         if not _empty(data):
-            raise DataError("give a pilot (data) or reference=, not both")
+            raise DataError(
+                "give a pilot (data) or reference=, not both (CLI: a FILE or --reference NAME)"
+            )
         rows, dat, pred = _reference_components(reference)
         table = optimal_design(dat, pred, current_samples=rows["samples_per_question"], **opts)
+        single = ~(np.isfinite(dat) & np.isfinite(pred))
+        if single.any():  # runs with K = 1: their total plans N at K = 1
+            k_now = rows["samples_per_question"].to_numpy(float)[single]
+            k1 = _k1_design(rows["total"].to_numpy()[single], **opts, current_samples=k_now)
+            table[single] = k1.to_numpy()
+            warnings.warn(
+                f"plan: reference {reference!r} has runs with one sample per question: those "
+                "rows plan N at K = 1 (a pilot with K >= 2 plans K too; see docs/howto/plan-budget.md)",
+                UserWarning,
+                stacklevel=2,
+            )
         table.insert(0, "benchmark", rows["benchmark"].to_numpy())
         table.insert(0, "run", rows["run"].to_numpy())
         return to_result(table, "run")
     if _empty(data):
-        raise DataError("plan needs a pilot (a results file) or reference=BENCHMARK")
-    from bayesnoise import frequentist
-
+        raise DataError(
+            "plan needs a pilot (a results file) or a public benchmark's reference noise: "
+            "reference='NAME' (CLI: --reference NAME, e.g. --reference mbpp+; an unknown NAME "
+            "lists the known ones)"
+        )
     ds = dataset(data, progress=progress, **read)
     if pair:
         ds = select_pair(ds, pair)
-    if ds.sizes[MODEL] < 2:
-        raise DataError(f"{attr(ds, 'source')}: plan needs two models (a pair) or more")
     if resample is not None:
+        if ds.sizes[MODEL] < 2:
+            raise DataError(
+                f"{attr(ds, 'source')}: resample chooses questions to resample for a pair; the "
+                "data hold one model (CLI: a FILE with two models and --pair A B)"
+            )
         return _resample(ds, resample)
-    pt = frequentist.power_table(ds, on_missing="raise")
-    if pt[["data", "prediction"]].isna().all(axis=None):
-        raise DataError(
-            f"{attr(ds, 'source')}: one sample per question, so the data and prediction noise "
-            "of a difference are not separated; plan from a pilot with K >= 2 samples on some "
-            "questions, or from reference=BENCHMARK"
-        )
-    table = optimal_design(
-        pt["data"], pt["prediction"], current_samples=pt["planned_samples_per_question"], **opts
-    )
-    table.insert(0, "model_b", pt["model_b"].to_numpy())
-    table.insert(0, "model_a", pt["model_a"].to_numpy())
+    if ds.sizes[MODEL] == 1:
+        return _one_model(ds, opts, max_samples)
+    table, notes = _pairs(ds, opts)
     if table["optimal_samples_per_question"].eq(max_samples).any():
         warnings.warn(
             f"plan: the optimum reaches max_samples = {max_samples} for some pairs (little or "
-            "no data noise measured): more samples would still pay; raise max_samples",
+            "no data noise measured): more samples would still pay; raise max_samples "
+            "(CLI: --max-samples K)",
             UserWarning,
             stacklevel=2,
         )
-    return to_result(table, "pair")
+    out = to_result(table, "pair")
+    if notes:
+        out.attrs["assumption"] = "; ".join(notes)
+    return out
+
+
+def _k1_design(total, **opts):
+    """The plan at K = 1 from the total variance per question (the split unknown): N only;
+    ``data``, ``prediction`` and ``k_star`` NaN."""
+    from bayesnoise.decide.plan import optimal_design
+
+    table = optimal_design(total, 0.0, **{**opts, "max_samples": 1})
+    table[["data", "prediction", "k_star"]] = np.nan
+    return table
+
+
+def _one_model(ds, opts, max_samples):
+    """Plan one model's accuracy (``target_se``: the SE of its accuracy) or a difference with a
+    second model like it (``difference``: SE[A - B] from this model's own components)."""
+    from bayesnoise import frequentist
+    from bayesnoise.decide.plan import optimal_design
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="data/prediction split not identifiable")
+        noise = frequentist.model_noise(ds)
+    data = np.array(noise["data"], dtype=float)
+    pred = np.array(noise["prediction"], dtype=float)
+    notes = []
+    if opts["difference"] is not None:
+        # A second model with this one's data and prediction noise, its question effects
+        # independent of this one's: var(u_A - u_B) = 2 data, prediction 2 w (rho = 0; models
+        # that agree on which questions are hard need fewer questions).
+        data, pred = 2.0 * data, 2.0 * pred
+        notes.append(
+            "one model: SE[A - B] assumes a second model with this model's data and prediction "
+            "noise, independent of it question by question (rho = 0; correlated models need "
+            "fewer questions)"
+        )
+    k_now = noise["samples_per_question"].to_numpy(float)
+    if np.isfinite(data).all() and np.isfinite(pred).all():
+        table = optimal_design(data, pred, current_samples=k_now, **opts)
+    else:  # K = 1 somewhere: the total, N at K = 1
+        total = noise["total"].to_numpy(float) * (2.0 if opts["difference"] is not None else 1.0)
+        table = _k1_design(total, **{**opts, "current_samples": k_now})
+        notes.append(
+            "one sample per question on some questions: N is planned at K = 1 (a pilot with "
+            "K >= 2 on every question plans K too)"
+        )
+    if table["optimal_samples_per_question"].eq(max_samples).any():
+        warnings.warn(
+            f"plan: the optimum reaches max_samples = {max_samples} (little or no data noise "
+            "measured): more samples would still pay; raise max_samples (CLI: --max-samples K)",
+            UserWarning,
+            stacklevel=2,
+        )
+    table.insert(0, "model", noise["model"].to_numpy())
+    out = to_result(table, "model")
+    out.attrs["target"] = (
+        "SE of the model's accuracy" if opts["difference"] is None else "SE of A - B"
+    )
+    if notes:
+        out.attrs["assumption"] = "; ".join(notes)
+    return out
+
+
+def _pairs(ds, opts):
+    """Each pair's plan; a pair with K = 1 on one side is planned from the side with K > 1,
+    with K = 1 on both sides at K = 1. Returns (table, notes)."""
+    from bayesnoise import frequentist
+    from bayesnoise.decide.plan import optimal_design
+
+    with warnings.catch_warnings():  # K = 1 pairs are handled below, with their own note
+        warnings.filterwarnings("ignore", message="data/prediction split not identifiable")
+        pt = frequentist.power_table(ds, on_missing="raise")
+        noise = frequentist.model_noise(ds).set_index("model")
+    data = np.array(pt["data"], dtype=float)
+    pred = np.array(pt["prediction"], dtype=float)
+    k_now = pt["planned_samples_per_question"].to_numpy(float)
+    notes, k1_rows = [], []
+    for r, (a, b) in enumerate(zip(pt["model_a"], pt["model_b"], strict=True)):
+        if np.isfinite(data[r]) and np.isfinite(pred[r]):
+            continue
+        split = [m for m in (a, b) if np.isfinite(noise.loc[m, "prediction"])]
+        var_d = float(ds_pair_variance(ds, a, b))
+        if not split:
+            k1_rows.append((r, var_d))
+            continue
+        side = split[0]
+        share = float(noise.loc[side, "prediction"] / noise.loc[side, "total"])
+        pred_ab, left = 0.0, var_d
+        for m in (a, b):
+            w = (
+                float(noise.loc[m, "prediction"])
+                if m in split
+                else share * float(noise.loc[m, "total"])
+            )
+            pred_ab += w
+            left -= w * float(_mean_inverse_k(ds, m))
+        data[r], pred[r] = max(left, 0.0), pred_ab
+        other = b if side == a else a
+        notes.append(
+            f"{a} - {b}: {other} has one sample per question on some questions; planned from "
+            f"{side} (K > 1): {other}'s prediction noise taken as {side}'s share of its total "
+            f"({share:.2f})"
+        )
+    table = optimal_design(data, pred, current_samples=k_now, **opts)
+    for r, var_d in k1_rows:
+        table.iloc[r] = _k1_design(var_d, **{**opts, "current_samples": k_now[r]}).iloc[0]
+    if k1_rows:
+        notes.append(
+            f"{len(k1_rows)} pair(s) with one sample per question on both sides: N planned "
+            "at K = 1 (a pilot with K >= 2 on some questions plans K too)"
+        )
+    table.insert(0, "model_b", pt["model_b"].to_numpy())
+    table.insert(0, "model_a", pt["model_a"].to_numpy())
+    return table, notes
+
+
+def ds_pair_variance(ds, a, b) -> float:
+    """var_i(d_i) (ddof 0, as the noise tables) of the K-averaged difference a - b on the
+    questions both answered."""
+    from bayesnoise.data import scores
+
+    p = scores(ds.sel({MODEL: [a, b]})).transpose(MODEL, QUESTION).values
+    both = np.isfinite(p).all(axis=0)
+    d = p[0, both] - p[1, both]
+    return float(d.var())
+
+
+def _mean_inverse_k(ds, m) -> float:
+    k = ds["samples"].sel({MODEL: m}).values.astype(float)
+    k = k[k > 0]
+    return float((1.0 / k).mean())
 
 
 def _resample(ds, budget):
