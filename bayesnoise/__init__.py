@@ -11,7 +11,7 @@ The layers below, in the order data flows, stay importable for lower-level work:
 :mod:`bayesnoise.frequentist`, :mod:`bayesnoise.conjugate` (closed forms, empirical Bayes) and
 :mod:`bayesnoise.mcmc` (full Bayes in PyMC, imported only when used) ->
 :mod:`bayesnoise.decide` (ranks, multiplicity, both answers side by side) ->
-:mod:`bayesnoise.plots`, :mod:`bayesnoise.report` -> :mod:`bayesnoise.verbs` -> the command line.
+:mod:`bayesnoise.plots`, :mod:`bayesnoise.reporting` -> :mod:`bayesnoise.verbs` -> the command line.
 
 Examples
 --------
@@ -58,7 +58,17 @@ from bayesnoise.verbs.rate import exact_coverage
 __version__ = "0.1.0"
 
 #: Lower-level subpackages, imported on first attribute access (``bn.mcmc`` imports PyMC).
-_SUBPACKAGES = ("conjugate", "data", "decide", "frequentist", "io", "mcmc", "plots", "vocabulary")
+_SUBPACKAGES = (
+    "conjugate",
+    "data",
+    "decide",
+    "frequentist",
+    "io",
+    "mcmc",
+    "plots",
+    "reporting",
+    "vocabulary",
+)
 
 __all__ = [
     "ConfidenceInterval",

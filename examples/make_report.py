@@ -16,7 +16,7 @@ from pathlib import Path
 
 import bayesnoise as bn
 from bayesnoise import decide, frequentist, plots
-from bayesnoise.report.html import typical_components, write_report
+from bayesnoise.reporting.html import typical_components, write_report
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "cruxeval_output_temp0.8.csv.gz"

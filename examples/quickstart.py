@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 import bayesnoise as bn
-from bayesnoise.report import render
+from bayesnoise.reporting import render
 
 DATA = Path(__file__).resolve().parent / "data" / "cruxeval_output_temp0.8.csv.gz"
 

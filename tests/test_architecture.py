@@ -20,7 +20,7 @@ LAYERS = [
     {"frequentist", "conjugate", "mcmc"},
     {"decide"},
     {"plots"},
-    {"report"},
+    {"reporting"},
     {"verbs"},
     {"cli", "__main__", "__init__"},
 ]

@@ -17,7 +17,7 @@ import warnings
 import pytest
 
 import bayesnoise as bn
-from bayesnoise.report.html import write_report
+from bayesnoise.reporting.html import write_report
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome", "headless_shell")
 

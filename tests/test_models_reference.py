@@ -77,7 +77,7 @@ def _expected(benchmark):
 
 
 def test_humaneval_plus_and_humaneval_do_not_mix():
-    from bayesnoise.report.html import reference_table
+    from bayesnoise.reporting.html import reference_table
 
     plus = reference_table("humaneval+", models_dir=REPO / "models")
     plain = reference_table("humaneval", models_dir=REPO / "models")
@@ -114,7 +114,7 @@ def test_humaneval_plus_and_humaneval_do_not_mix():
     ],
 )
 def test_case_separators_and_temp_are_ignored(asked, benchmark):
-    from bayesnoise.report.html import reference_table
+    from bayesnoise.reporting.html import reference_table
 
     assert set(reference_table(asked)["benchmark"]) == {benchmark}
 
@@ -122,7 +122,7 @@ def test_case_separators_and_temp_are_ignored(asked, benchmark):
 @pytest.mark.parametrize("asked", ["humaneval++", "humane", "mbpp+plus", "eval+"])
 def test_no_prefix_or_plus_blind_match_and_the_error_lists_names(asked):
     import bayesnoise as bn
-    from bayesnoise.report.html import reference_table
+    from bayesnoise.reporting.html import reference_table
 
     with pytest.raises(bn.DataError) as err:
         reference_table(asked)
@@ -146,7 +146,7 @@ def test_lookup_order_path_env_packaged_repo(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
     import bayesnoise as bn
-    from bayesnoise.report import _html_reference as ref
+    from bayesnoise.reporting import _html_reference as ref
 
     monkeypatch.delenv("BAYESNOISE_MODELS", raising=False)
     explicit = _copy_tables(tmp_path / "explicit", rows=[0])
@@ -178,7 +178,7 @@ def test_packaged_copy_read_from_a_zip(tmp_path, monkeypatch):
     import zipfile
     from types import SimpleNamespace
 
-    from bayesnoise.report import _html_reference as ref
+    from bayesnoise.reporting import _html_reference as ref
 
     archive = tmp_path / "bayesnoise.zip"
     with zipfile.ZipFile(archive, "w") as zf:

@@ -109,7 +109,7 @@ def test_plot_kinds_are_commands(tmp_path, bundled_data):
 
 
 def test_report_has_the_benchmark_quality_section(ds):
-    from bayesnoise.report.html import benchmark_section, render_report
+    from bayesnoise.reporting.html import benchmark_section, render_report
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

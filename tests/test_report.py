@@ -8,7 +8,7 @@ import pytest
 
 import bayesnoise as bn
 from bayesnoise.decide import compare_models, compare_pairs
-from bayesnoise.report import render
+from bayesnoise.reporting import render
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import pytest
 import bayesnoise as bn
 from bayesnoise import frequentist
 from bayesnoise.cli import main
-from bayesnoise.report.html import benchmark_section, reference_table, render_report, write_report
+from bayesnoise.reporting.html import benchmark_section, reference_table, render_report, write_report
 
 pytest.importorskip("matplotlib")
 
@@ -76,7 +76,7 @@ def test_quality_figures_are_in_the_quality_block_with_captions(ds, section):
     """Eval-Arena's pair wins and p-value figures, the difficulty histogram and the heat map
     sit in the "Benchmark quality" block (not under "Figures"), each with its caption, worded
     with the registry's labels."""
-    from bayesnoise.report._html_quality import _captions
+    from bayesnoise.reporting._html_quality import _captions
     from bayesnoise.vocabulary import label
 
     html = render_report([section])
@@ -272,7 +272,7 @@ def test_extra_blocks_are_rendered_in_place(section):
 
 def test_forest_pages_cover_every_model_in_accuracy_order():
     from bayesnoise.plots import FOREST_MAX_MODELS, FOREST_SERIES
-    from bayesnoise.report._html_sections import forest_pages
+    from bayesnoise.reporting._html_sections import forest_pages
 
     rng = np.random.default_rng(2)
     m = 2 * FOREST_MAX_MODELS + 7
@@ -295,6 +295,6 @@ def test_forest_pages_cover_every_model_in_accuracy_order():
 def test_templates_ship_as_package_data():
     from importlib import resources
 
-    folder = resources.files("bayesnoise.report") / "templates"
+    folder = resources.files("bayesnoise.reporting") / "templates"
     names = {"report.html.j2", "section.html.j2", "macros.html.j2", "report.css", "sort.js"}
     assert names <= {p.name for p in folder.iterdir()}

@@ -90,7 +90,7 @@ def test_installed_wheel_finds_its_packaged_tables(run_installed, installed):
     done = run_installed(
         "-c",
         "import bayesnoise\n"
-        "from bayesnoise.report._html_reference import models_dir\n"
+        "from bayesnoise.reporting._html_reference import models_dir\n"
         "print(bayesnoise.__file__)\n"
         "print(models_dir())\n",
     )

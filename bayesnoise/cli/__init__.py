@@ -23,7 +23,7 @@ import numpy as np
 from bayesnoise import __version__
 from bayesnoise._common import OptionalDependencyError
 from bayesnoise.data import DataError
-from bayesnoise.report import format_for_path, render
+from bayesnoise.reporting import format_for_path, render
 
 from . import coverage, decide, figures, gate, judge, noises, quality, rate, tables
 from ._call import call
@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
         "total noise from question-level results.",
     )
     parser.add_argument("--version", action="version", version=f"bayesnoise {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    # the sub-command's dest is not ``command``: that is an option's name (columns --command)
+    sub = parser.add_subparsers(dest="subcommand", required=True)
     for module in COMMAND_MODULES:
         module.register(sub)
     return parser

@@ -10,7 +10,7 @@ from bayesnoise import verbs
 from bayesnoise.data import DataError
 
 # parsed options that steer the command line itself, not the verb
-_CLI_ONLY = {"command", "verb", "shows", "format", "output", "dpi", "kind"}
+_CLI_ONLY = {"subcommand", "verb", "shows", "format", "output", "dpi", "kind"}
 
 
 def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
@@ -72,23 +72,22 @@ def columns_text(table, width: int = 100) -> str:
 
 
 def call(parser: argparse.ArgumentParser, args: argparse.Namespace):
-    """Run the verb of ``args.command``; return the table to print, or None."""
+    """Run the verb of ``args.subcommand``; return the table to print, or None."""
     kw = {k: v for k, v in vars(args).items() if k not in _CLI_ONLY}
     if getattr(args, "threshold", None) is not None:  # the output says how scores were read
         from bayesnoise.data import threshold_note
 
         print(f"note: {threshold_note(args.threshold, args.success)}", file=sys.stderr)
-    if args.command == "plot":
+    if args.subcommand == "plot":
         _figure(parser, args, kw)
         return None
-    if args.command == "columns":
-        # --command's dest is columns_command: ``command`` is the sub-command's own dest
-        table = verbs.tidy(args.verb(command=kw.get("columns_command")))
+    if args.subcommand == "columns":
+        table = verbs.tidy(args.verb(command=kw.get("command")))
         fmt = args.format or ("table" if args.output is None else None)
         if fmt is None and args.output.suffix.lower() == ".txt":
             fmt = "table"
         return columns_text(table) if fmt == "table" else table
-    if args.command == "reference":
+    if args.subcommand == "reference":
         return verbs.tidy(args.verb(kw.pop("benchmark"), **kw))
     files = kw.pop("file")
     data = files[0] if len(files) == 1 else files
@@ -98,7 +97,7 @@ def call(parser: argparse.ArgumentParser, args: argparse.Namespace):
     result = args.verb(data, **kw)
     if isinstance(result.attrs.get("verdict"), str):  # one pair: its sentence, beside the table
         print(result.attrs["verdict"], file=sys.stderr)
-    if args.command == "questions":  # Eval-Arena's summary counts, beside the table
+    if args.subcommand == "questions":  # Eval-Arena's summary counts, beside the table
         a = result.attrs
         print(
             f"{a['questions']} questions: {a['unsolved']} unsolved, {a['solved_by_one']} solved "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bayesnoise.report import FORMATS
+from bayesnoise.reporting import FORMATS
 
 #: (flag, role) of the column-mapping options; the verb keyword is ``<role>_col``.
 COLUMN_FLAGS = (

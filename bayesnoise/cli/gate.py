@@ -13,7 +13,7 @@ import json
 import sys
 
 from bayesnoise import verbs
-from bayesnoise.report import render
+from bayesnoise.reporting import render
 
 from ._options import (
     COLUMNS_HELP,
@@ -28,7 +28,7 @@ from ._options import (
 )
 
 # parsed options that are not the verb's keyword arguments
-_NOT_VERB = {"command", "run", "format", "output", "file"}
+_NOT_VERB = {"subcommand", "run", "format", "output", "file"}
 
 CHECK_EPILOG = (
     "Exit status: 0 = no regression shown, 1 = regression shown (on a benchmark or the "

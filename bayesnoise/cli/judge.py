@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 
 from bayesnoise import verbs
-from bayesnoise.report import render
+from bayesnoise.reporting import render
 
 from ._options import COLUMNS_HELP, add_level, output_parent
 
-_SKIP = {"command", "run", "verb", "shows", "format", "output", "file"}
+_SKIP = {"subcommand", "run", "verb", "shows", "format", "output", "file"}
 
 
 def _run(args, fmt):

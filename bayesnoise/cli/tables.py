@@ -175,7 +175,6 @@ def register(sub) -> None:
         inputs=False,
     ).add_argument(
         "--command",
-        dest="columns_command",  # ``command`` is the sub-command's dest; the verb's command=
         metavar="NAME",
         help="only the columns this command prints",
     )

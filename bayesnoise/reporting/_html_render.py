@@ -1,6 +1,6 @@
 """Rendering of the HTML report: jinja2 templates (autoescaped), number formats, PNG data URIs.
 
-The templates live in ``bayesnoise/report/templates/`` (package data): ``report.html.j2`` the
+The templates live in ``bayesnoise/reporting/templates/`` (package data): ``report.html.j2`` the
 page, ``section.html.j2`` one benchmark, ``macros.html.j2`` the table, ``report.css`` and
 ``sort.js`` inlined into the page so that it needs no network.
 """
@@ -16,7 +16,7 @@ from functools import cache
 import numpy as np
 
 #: Package (for :class:`jinja2.PackageLoader`) and folder of the templates.
-TEMPLATE_PACKAGE, TEMPLATE_FOLDER = "bayesnoise.report", "templates"
+TEMPLATE_PACKAGE, TEMPLATE_FOLDER = "bayesnoise.reporting", "templates"
 
 
 @cache
