@@ -242,3 +242,13 @@ def register(sub) -> None:
     p.add_argument(
         "--reference", metavar="BENCHMARK", help="plan from a public benchmark's reference noise"
     )
+    g = p.add_argument_group("judge-graded pilot (see bayesnoise judge)")
+    g.add_argument(
+        "--human-cost",
+        type=float,
+        metavar="C",
+        help="human labels to buy per model for --target-se of the PPI++ accuracy, C per label",
+    )
+    g.add_argument("--judge-col", action="append", metavar="NAME", help="judge-score column")
+    g.add_argument("--human-col", metavar="NAME", help="human-label column (default human)")
+    g.add_argument("--human", metavar="FILE", help="human labels in a second table")

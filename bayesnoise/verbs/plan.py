@@ -58,6 +58,10 @@ def plan(
     max_questions=None,
     resample=None,
     reference=None,
+    human_cost=None,
+    judge_col=None,
+    human_col=None,
+    human=None,
     progress=True,
     **read,
 ):
@@ -109,6 +113,10 @@ def plan(
     reference : str, optional
         Plan from the reference noise of a public benchmark (``bayesnoise reference``)
         instead of ``data``.
+    human_cost : float, optional
+        A judge-graded pilot (``judge_col``, ``human_col`` or ``human`` as in
+        :func:`judge`): instead, per model, how many human labels reach ``target_se`` for the
+        PPI++ accuracy, at this cost per label (:func:`bayesnoise.verbs.judge.judge_plan`).
     progress : bool, default True
         Progress display on standard error while reading.
 
@@ -136,6 +144,21 @@ def plan(
     >>> one.attrs["target"], int(one["optimal_samples_per_question"][0]) > 1
     ("SE of the model's accuracy", True)
     """
+    if human_cost is not None:  # a judge-graded pilot: human labels to buy
+        from .judge import judge_plan
+
+        return judge_plan(
+            data,
+            target_se=target_se,
+            difference=difference,
+            power=power,
+            alpha=alpha,
+            human_cost=human_cost,
+            judge_col=judge_col,
+            human_col=human_col,
+            human=human,
+            **read,
+        )
     from bayesnoise.decide.plan import optimal_design
 
     for name, value in (("cost_question", cost_question), ("cost_sample", cost_sample)):
