@@ -469,3 +469,34 @@ def test_figures_draw_the_verbs_numbers(graded):
     line = fig.axes[0].lines[0]
     assert line.get_gid() == "a"
     assert np.allclose(line.get_ydata(), sweep.loc[sweep["model"] == "a", "rate"])
+
+
+# -- files shaped unlike ours (skipped without ../shared/data) -----------------------------------
+
+
+def test_eval_arena_pass1_thresholded_like_a_hand_count(shared_data):
+    """Eval-Arena's fractional pass1 per question (no counts): each is one graded value."""
+    f = shared_data / "eval-arena" / "cruxeval_output.jsonl"
+    raw = pd.read_json(f, lines=True)
+    models = sorted(raw["model"].unique())[:4]
+    r = bn.rate(f, threshold=0.5, target=0.4, models=",".join(models))
+    for m in models:
+        v = raw.loc[raw["model"] == m, "pass1"].to_numpy()
+        s, n = int(np.sum(v >= 0.5)), v.size
+        assert int(r["successes"].sel(model=m)) == s and int(r["trials"].sel(model=m)) == n
+        p = stats.binomtest(s, n, 0.4, alternative="greater").pvalue
+        assert abs(float(r["p_value_binomial"].sel(model=m)) - p) < 1e-12
+
+
+def test_cruxeval_samples_at_k10_use_the_question_means(shared_data):
+    f = shared_data / "cruxeval-samples" / "cruxeval_output_temp0.2.csv"
+    raw = pd.read_csv(f)
+    model = raw.groupby("model")["sample"].nunique().idxmax()  # K = 10 (API models: K = 1..3)
+    r = bn.rate(f, models=model, target=0.4, alternative="two-sided")
+    means = raw[raw["model"] == model].groupby("example_id")["correct"].mean().to_numpy()
+    assert "K > 1" in str(r["rate_model"].values[0]) and "p_value_binomial" not in r
+    res = stats.ttest_1samp(means, 0.4)
+    assert abs(float(r["p_value_t"][0]) - res.pvalue) < 1e-12
+    low, high = res.confidence_interval(0.95)
+    assert abs(float(r["rate_t_low"][0]) - low) < 1e-12
+    assert abs(float(r["rate_t_high"][0]) - high) < 1e-12

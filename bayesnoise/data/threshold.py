@@ -111,7 +111,8 @@ def threshold_dataset(ds: xr.Dataset, threshold, success: str = "above") -> xr.D
     Parameters
     ----------
     ds : xarray.Dataset
-        The package's dataset (``correct``, ``samples``, ``sum_sq``).
+        The package's dataset (``correct``, ``samples``, ``sum_sq``); a fractional ``pass1``
+        without counts is one graded value per question.
     threshold : float
         Inclusive threshold, inside the observed range of the scores.
     success : {"above", "below"}, default "above"
@@ -140,11 +141,9 @@ def threshold_dataset(ds: xr.Dataset, threshold, success: str = "above") -> xr.D
     """
     t = check_threshold(threshold, success)
     source = attr(ds, "source")
-    if not attr(ds, "counts_known"):
-        raise DataError(
-            f"{source}: the scores are fractional pass1 values without the number of samples "
-            "behind them; a threshold needs each sample's score"
-        )
+    # A fractional pass1 without its counts (counts_known=False) is one graded value per
+    # question (samples = 1): thresholding it is Eval-Arena's "solved" (pass1 > 0.5), and the
+    # result is one known 0/1 outcome per question.
     dims = ds["correct"].dims
     c = ds["correct"].values.astype(float)
     k = ds["samples"].transpose(*dims).values.astype(float)
@@ -183,6 +182,10 @@ def threshold_dataset(ds: xr.Dataset, threshold, success: str = "above") -> xr.D
     out["correct"] = (dims, new.astype(float))
     out["sum_sq"] = (dims, new.astype(float))
     out.attrs.update(
-        binary=True, threshold=t, success=success, threshold_note=threshold_note(t, success)
+        binary=True,
+        counts_known=True,
+        threshold=t,
+        success=success,
+        threshold_note=threshold_note(t, success),
     )
     return out

@@ -237,8 +237,8 @@ def rate_pairs_table(
     df = pd.DataFrame(rows)
     df = df[[col for col in RATE_PAIR_COLUMNS if col in df.columns]]
     for col in ("a_only", "b_only"):
-        if col in df.columns:
-            df[col] = df[col].astype("Int64")
+        if col in df.columns and df[col].notna().all():
+            df[col] = df[col].astype(np.int64)
     df.attrs.update(_notes(ds, df.assign(rate_model=""), priors, None, alternative))
     df.attrs["pairing"] = (
         "prob_rate_a_better: the two models' posteriors taken as independent; the p-values use "
