@@ -623,6 +623,13 @@ _ENTRIES = [
     _c("units", "units", "models or pairs whose intervals are pooled in each replicate", "count"),
     _c(
         "coverage",
+    _c(
+        "population_role",
+        "role",
+        "fitted to the file (each model's fitted Beta: its coverage_status is the verdict on "
+        "the file's intervals) or stress test (two-point, empirical: deliberately unlike the "
+        "Beta model; coverage and width reported, not judged)",
+    ),
         "coverage",
         "share of the simulated intervals that contain their truth (over units and replicates)",
         _PROB,
@@ -636,7 +643,9 @@ _ENTRIES = [
     _c(
         "coverage_status",
         "status",
-        "ok; under / over: coverage outside the nominal level +- 2 MCSE; not printed",
+        "fitted population only: ok; under / over: coverage outside the nominal level +- 2 "
+        "MCSE; not printed (the interval is empty for these data); stress test rows: 'stress "
+        "test' (no verdict)",
     ),
     _c("median_width", "median width", "median width of the simulated intervals"),
     # regression gate (check), anytime-valid monitoring (monitor), budget (plan)
@@ -1474,7 +1483,8 @@ _COMMAND_COLUMNS: dict[str, tuple[str, ...]] = {
         "question_prediction_variance",
     ),
     "coverage": (
-        *("interval", "population", "scope", "replicates", "units", "coverage"),
+        *("interval", "population", "population_role", "scope", "replicates", "units"),
+        "coverage",
         *("coverage_mcse", "coverage_status", "median_width"),
     ),
     "signal": (

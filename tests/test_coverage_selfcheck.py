@@ -149,9 +149,18 @@ def test_table_shape_names_and_registry():
     ds = _benchmark(rng)
     df = coverage_table(ds, replicates=10, progress=False)
     assert len(df) == len(INTERVALS) * len(POPULATIONS)
-    assert df["interval"].tolist()[:3] == ["accuracy"] * 3
+    # the verdicts first: the population fitted to the file, every interval; then the stress
+    # populations, reported with their coverage and width but never judged (issue 28, item 9)
+    fitted = df.iloc[: len(INTERVALS)]
+    assert fitted["interval"].tolist() == list(INTERVALS)
+    assert (fitted["population"] == "fitted").all()
+    assert (fitted["population_role"] == "fitted to the file").all()
+    stress = df.iloc[len(INTERVALS) :]
+    assert set(stress["population"]) == {"two-point", "empirical"}
+    assert (stress["population_role"] == "stress test").all()
     assert all(is_registered(col) for col in df.columns)
-    assert set(df["coverage_status"]) <= {"ok", "under", "over", "not printed"}
+    assert set(fitted["coverage_status"]) <= {"ok", "under", "over", "not printed"}
+    assert set(stress["coverage_status"]) <= {"stress test", "not printed"}
     pairs = df[df["interval"] == "dbar"]
     assert (pairs["units"] == 3).all() and (df[df["interval"] == "ubar"]["units"] == 3).all()
     assert df.attrs["replicates"] == 10 and df.attrs["pair_models"] == ["m0", "m1", "m2"]
@@ -160,7 +169,7 @@ def test_table_shape_names_and_registry():
 def test_k1_frequentist_here_intervals_are_not_printed():
     rng = np.random.default_rng(8)
     ds = _benchmark(rng, models=2, n=100, k=1)
-    with pytest.warns(UserWarning, match="kappa is not identified"):
+    with pytest.warns(UserWarning, match="coverage: K = 1 for 2 model"):
         df = coverage_table(ds, replicates=10, populations=("fitted",), progress=False)
     status = df.set_index("interval")["coverage_status"]
     assert status["accuracy_here"] == "not printed" and status["difference_here"] == "not printed"
@@ -171,7 +180,7 @@ def test_k1_frequentist_here_intervals_are_not_printed():
 def test_pair_subset_spreads_over_accuracy_and_says_so():
     rng = np.random.default_rng(9)
     ds = _benchmark(rng, models=6, n=80)
-    with pytest.warns(UserWarning, match="3 of the 6 models"):
+    with pytest.warns(UserWarning, match="3 pairs of 3 of 6 models"):
         df = coverage_table(
             ds, replicates=4, populations=("empirical",), max_pair_models=3, progress=False
         )
@@ -179,7 +188,8 @@ def test_pair_subset_spreads_over_accuracy_and_says_so():
     acc = (ds["correct"] / ds["samples"]).mean("question").to_series()
     picked = df.attrs["pair_models"]
     assert len(picked) == 3 and {acc.idxmax(), acc.idxmin()} <= set(picked)
-    assert any("3 of the 6 models" in note for note in df.attrs["notes"])
+    assert any("3 pairs of 3 of 6 models" in note for note in df.attrs["notes"])
+    assert all(len(note) <= 200 and "\n" not in note for note in df.attrs["notes"])
 
 
 def test_one_model_has_no_pair_rows():
@@ -213,9 +223,8 @@ def test_verb_returns_the_table_with_interval_and_population_coordinates():
         max_pair_models=3,
         progress=False,
     )
-    assert r.sizes["row"] == len(INTERVALS)
-    grid = r.set_index(row=["interval", "population"]).unstack("row")
-    assert grid["coverage"].sizes == {"interval": len(INTERVALS), "population": 1}
+    assert r["coverage"].sizes == {"interval": len(INTERVALS), "population": 1}
+    assert r["population_role"].values.ravel().tolist() == ["stress test"] * len(INTERVALS)
     table = bn.tidy(r)
     assert list(table.columns[:2]) == ["interval", "population"]
     assert r["coverage"].attrs["long_name"] == "coverage"
@@ -244,7 +253,7 @@ def test_command_line(capsys):
     )
     assert code == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("interval,population,scope,replicates,units,coverage")
+    assert out[0].startswith("interval,population,population_role,scope,replicates,units")
     assert len(out) == 1 + len(INTERVALS)
     with pytest.raises(SystemExit) as exc:  # argparse refuses an unknown population
         main(["coverage", "x.csv", "--populations", "beta"])
