@@ -1187,6 +1187,63 @@ _FACTOR_ENTRIES: list[Column] = [
         "freq",
     ),
     _c(
+        "accuracy_templates_mcmc",
+        "accuracy, template population (MCMC)",
+        "posterior mean of the expected accuracy over new questions and new templates, from "
+        "the crossed logit model (random question, template, question x template, model x "
+        "template and model x question effects; Gauss-Hermite over the effects per draw); "
+        "equal-tailed interval",
+        _ACC,
+        _TEMPLATES,
+        "mcmc",
+        True,
+    ),
+    _c(
+        "accuracy_these_templates_mcmc",
+        "accuracy, these templates (MCMC)",
+        "posterior mean of the mean over these templates of the expected accuracy over new "
+        "questions, same model; equal-tailed interval",
+        _ACC,
+        _THESE_TEMPLATES,
+        "mcmc",
+        True,
+    ),
+    _c(
+        "difference_templates_mcmc",
+        "A - B, template population (MCMC)",
+        "posterior mean of accuracy_templates_mcmc A - B; equal-tailed interval",
+        _DIFF,
+        _TEMPLATES,
+        "mcmc",
+        True,
+    ),
+    _c(
+        "difference_these_templates_mcmc",
+        "A - B, these templates (MCMC)",
+        "posterior mean of accuracy_these_templates_mcmc A - B; equal-tailed interval",
+        _DIFF,
+        _THESE_TEMPLATES,
+        "mcmc",
+        True,
+    ),
+    _c(
+        "prob_a_better_templates_mcmc",
+        "P(A > B), template population (MCMC)",
+        "posterior P(difference_templates_mcmc > 0)",
+        _PROB,
+        _TEMPLATES,
+        "mcmc",
+    ),
+    _c(
+        "sd_logit_mcmc",
+        "SD, logit scale (MCMC)",
+        "posterior mean of the random effect's standard deviation on the logit scale (not a "
+        "variance of scores: compare shares, not values, with variance_component)",
+        "logit",
+        _TEMPLATES,
+        "mcmc",
+    ),
+    _c(
         "variance_share",
         "share",
         "variance_part / se_templates^2 (the parts are unbiased, so a share may be negative)",

@@ -223,3 +223,32 @@ def test_coverage_over_templates_and_the_naive_pooled_interval_fails():
         assert abs(row[f"cover_{key}"] - 0.95) < band, (key, row[f"cover_{key}"])
     assert row["cover_acc_naive"] < 0.95 - band
     assert row["cover_diff_naive"] < 0.95 - band
+
+
+def test_mcmc_derived_accuracies_equal_monte_carlo_over_the_effects():
+    # Oracle: 400,000 draws of the five normal effects per posterior draw; Monte Carlo SE of a
+    # mean of expit values <= 0.5 / sqrt(4e5) = 8e-4, so 5 SE = 4e-3.
+    from bayesnoise.mcmc.crossed import EFFECTS, derived_accuracies
+
+    rng = np.random.default_rng(31)
+    sig = dict(zip(EFFECTS, ([0.9], [0.5], [0.4], [0.3], [0.2]), strict=True))
+    sig = {k: np.array(v) for k, v in sig.items()}
+    alpha = np.array([[0.4, -0.3]])
+    v = np.array([[0.2, -0.5, 0.1]])
+    x = np.array([[[0.1, 0.0, -0.2], [0.3, -0.1, 0.0]]])
+    pop, these = derived_accuracies(alpha, sig, v, x)
+    n = 400_000
+    draw = {k: rng.normal(0, s[0], n) for k, s in sig.items()}
+    for m in range(2):
+        total = sum(draw.values())
+        want_pop = special_expit(alpha[0, m] + total).mean()
+        within = draw["question"] + draw["question_template"] + draw["model_question"]
+        want_these = np.mean(
+            [special_expit(alpha[0, m] + v[0, t] + x[0, m, t] + within).mean() for t in range(3)]
+        )
+        assert abs(pop[0, m] - want_pop) < 4e-3
+        assert abs(these[0, m] - want_these) < 4e-3
+
+
+def special_expit(z):
+    return 1 / (1 + np.exp(-z))

@@ -35,4 +35,7 @@ def register(sub) -> None:
     add_level(p, "interval level (default 0.95)")
     p.set_defaults(confidence_level=0.95)
     p.add_argument("--method", choices=verbs.factors.METHODS, default="frequentist")
-    p.add_argument("--rng", type=int, default=0, metavar="N", help="random seed (Bayesian method)")
+    p.add_argument("--draws", type=int, default=1000, help="MCMC draws per chain")
+    p.add_argument("--tune", type=int, default=1000, help="MCMC tuning steps per chain")
+    p.add_argument("--chains", type=int, default=2, help="MCMC chains")
+    p.add_argument("--rng", type=int, default=0, metavar="N", help="random seed (MCMC)")

@@ -33,8 +33,6 @@ import pandas as pd
 from bayesnoise.data import DataError
 
 __all__ = [
-    "FACTOR",
-    "ROLES",
     "Layout",
     "looks_wide",
     "resolve_columns",
@@ -164,7 +162,7 @@ def resolve_columns(
     --------
     >>> resolve_columns(["model_name", "question_id", "score"], {"model": "model_name",
     ...                 "question": "question_id"}, "t.csv")
-    Layout(kind='samples', columns={'model': 'model_name', 'question': 'question_id', 'score': 'score'})
+    Layout(kind='samples', columns={'model': 'model_name', 'question': 'question_id', 'score': 'score'}, factors=())
     """
     found = [str(c) for c in found]
     dupes = sorted({c for c in found if found.count(c) > 1})

@@ -13,7 +13,7 @@ from ._result import _attrs
 __all__ = ["noises", "template_accuracies"]
 
 BY = ("model", "pair")
-METHODS = ("frequentist",)
+METHODS = ("frequentist", "mcmc")
 #: Factor names read as replicates (runs) of a cell rather than as a crossed factor.
 REPLICATES = ("run", "runs", "seed", "epoch", "repeat", "trial", "sample")
 
@@ -136,6 +136,9 @@ def noises(
     by="model",
     confidence_level=0.95,
     method="frequentist",
+    draws=1000,
+    tune=1000,
+    chains=2,
     rng=0,
     progress=True,
     **read,
@@ -164,10 +167,16 @@ def noises(
         template part is then the model x template interaction).
     confidence_level : float, default 0.95
         Level of the intervals.
-    method : {{"frequentist"}}
-        The Bayesian crossed model is not there yet.
+    method : {{"frequentist", "mcmc"}}
+        ``"mcmc"``: the crossed logit model in PyMC (:mod:`bayesnoise.mcmc.crossed`; 0/1
+        scores): posterior means and equal-tailed intervals of the same two accuracies (and
+        differences, with P(A > B) over the template population), the posterior means of
+        the random-effect scales on the logit scale per component, and r_hat / ESS /
+        divergence checks (a ConvergenceWarning when out of bounds).
+    draws, tune, chains : int
+        MCMC draws and tuning steps per chain, and chains (``method="mcmc"``).
     rng : int or numpy.random.Generator, default 0
-        Unused by the frequentist method (kept for the Bayesian one).
+        Seed of the MCMC sampler (unused by the frequentist method).
     progress : bool, default True
         Progress display while reading large files.
 
@@ -199,6 +208,10 @@ def noises(
     ds = dataset(data, progress=progress, factors_ok=True, factors=factors, **read)
     factor, replicates = _crossed_factor(ds, factors)
     correct, samples, sum_sq = _cells(ds, factor, replicates)
+    if method == "mcmc":
+        return _mcmc(
+            ds, factor, correct, samples, sum_sq, by, level, draws, tune, chains, rng, progress
+        )
     present = samples > 0
     split = bool(np.all(samples[present] >= 2))
     models = [str(m) for m in ds[MODEL].values]
@@ -231,13 +244,14 @@ def noises(
     return _result(rows, comps, keys, labels, by, factor, level)
 
 
-def _result(rows, comps, keys, labels, by, factor, level) -> xr.Dataset:
+def _result(rows, comps, keys, labels, by, factor, level, per_component=None) -> xr.Dataset:
     dim = by
+    per_component = per_component or _COMPONENT_COLUMNS
     data = {}
     for name in rows[0]:
         values = np.array([r[name] for r in rows])
         data[name] = xr.Variable(dim, values, attrs=_attrs(name))
-    for name in _COMPONENT_COLUMNS:
+    for name in per_component:
         values = np.array([c[name] for c in comps])
         data[name] = xr.Variable((dim, "component"), values, attrs=_attrs(name))
     if by == "model":
@@ -259,7 +273,7 @@ def _result(rows, comps, keys, labels, by, factor, level) -> xr.Dataset:
             "factor": factor,
             "confidence_level": level,
             "method": "frequentist",
-            "columns": [*key_cols, "component", *rows[0], *_COMPONENT_COLUMNS],
+            "columns": [*key_cols, "component", *rows[0], *per_component],
         }
     )
     return out
@@ -293,3 +307,73 @@ def template_accuracies(data, *, factors=None, progress=True, **read) -> xr.Data
         coords={MODEL: ds[MODEL].values, factor: ds[factor].values},
         name="accuracy",
     )
+
+
+_MCMC_SCALES = {
+    "question": "question",
+    "template": "{f}",
+    "question_template": "question x {f}",
+    "model_template": "model x {f}",
+    "model_question": "model x question",
+}
+
+
+def _mcmc(ds, factor, correct, samples, sum_sq, by, level, draws, tune, chains, rng, progress):
+    from bayesnoise.mcmc.crossed import EFFECTS, sample_crossed
+
+    source = attr(ds, "source")
+    if not np.array_equal(sum_sq, correct) or np.any(correct != np.round(correct)):
+        raise DataError(
+            f"{source}: method='mcmc' needs 0/1 scores (a binomial likelihood); these have "
+            "partial credit. Use method='frequentist', which handles graded scores."
+        )
+    fit = sample_crossed(
+        correct, samples, draws=draws, tune=tune, chains=chains, rng=rng, progress=progress
+    )
+    models = [str(m) for m in ds[MODEL].values]
+    tail = (1 - level) / 2
+    report = fit["diagnostics"]
+    labels = [_MCMC_SCALES[e].format(f=factor) for e in EFFECTS]
+    scales = np.array([fit["sigmas"][e].mean() for e in EFFECTS])
+    rows, keys = [], []
+    if by == "model":
+        draws_of = {"templates": fit["population"], "these_templates": fit["these"]}
+        for i, model in enumerate(models):
+            row = {"factor": factor}
+            for scope, values in draws_of.items():
+                name = f"accuracy_{scope}_mcmc"
+                row[name] = float(values[:, i].mean())
+                row[f"{name}_low"], row[f"{name}_high"] = np.quantile(
+                    values[:, i], [tail, 1 - tail]
+                )
+            rows.append(row)
+            keys.append(model)
+    else:
+        for i in range(len(models)):
+            for j in range(i + 1, len(models)):
+                row = {"factor": factor}
+                for scope, values in (
+                    ("templates", fit["population"]),
+                    ("these_templates", fit["these"]),
+                ):
+                    d = values[:, i] - values[:, j]
+                    name = f"difference_{scope}_mcmc"
+                    row[name] = float(d.mean())
+                    row[f"{name}_low"], row[f"{name}_high"] = np.quantile(d, [tail, 1 - tail])
+                d = fit["population"][:, i] - fit["population"][:, j]
+                row["prob_a_better_templates_mcmc"] = float(np.mean(d > 0))
+                rows.append(row)
+                keys.append((models[i], models[j]))
+    comps = [{"sd_logit_mcmc": scales} for _ in rows]
+    out = _result(rows, comps, keys, labels, by, factor, level, ["sd_logit_mcmc"])
+    out.attrs.update(
+        {
+            "method": "mcmc",
+            "r_hat_max": float(report.table["r_hat_max"].max()),
+            "ess_bulk_min": float(report.table["ess_bulk_min"].min()),
+            "divergences": int(report.divergences),
+            "converged": bool(report.ok),
+            "seconds": float(fit["seconds"]),
+        }
+    )
+    return out
