@@ -9,7 +9,7 @@ from pathlib import Path
 from bayesnoise import verbs
 from bayesnoise.reporting import render
 
-from ._options import COLUMNS_HELP, add_level, output_parent
+from ._options import COLUMNS_HELP, add_level, input_parent, output_parent
 
 _SKIP = {"subcommand", "run", "verb", "shows", "format", "output", "file"}
 
@@ -30,7 +30,7 @@ def register(sub) -> None:
     )
     p = sub.add_parser(
         "judge",
-        parents=[output_parent()],
+        parents=[input_parent(file=False), output_parent()],
         help=text,
         description=text,
         epilog=COLUMNS_HELP,
@@ -41,12 +41,11 @@ def register(sub) -> None:
         help="table with one row per model, question (and judge): a judge score in [0, 1] and "
         "a human label 0/1, empty where no human looked (.csv, .tsv, .jsonl, .json, .parquet)",
     )
-    g = p.add_argument_group("input")
+    g = p.add_argument_group("judge and human labels")
     g.add_argument(
         "--judge-col",
-        action="append",
         metavar="NAME",
-        help="judge-score column (default judge_score); repeat for several judges",
+        help="judge-score column (default judge_score); several judges: NAME1,NAME2",
     )
     g.add_argument("--human-col", metavar="NAME", help="human-label column (default human)")
     g.add_argument(
@@ -54,12 +53,6 @@ def register(sub) -> None:
         type=Path,
         metavar="FILE",
         help="human labels in a second table (model, question, label)",
-    )
-    g.add_argument("--model-col", metavar="NAME", help="column holding the model")
-    g.add_argument("--question-col", metavar="NAME", help="column holding the question")
-    g.add_argument("--models", help="comma-separated models to keep (default: all)")
-    g.add_argument(
-        "--no-progress", dest="progress", action="store_false", help="no progress display"
     )
     p.add_argument(
         "--method",
