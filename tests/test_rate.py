@@ -205,6 +205,8 @@ def test_threshold_is_a_read_option_of_other_verbs(graded):
     r = bn.noise(path, threshold=0.7)
     for m, v in scores.items():
         assert abs(float(r["accuracy"].sel(model=m)) - np.mean(np.array(v) >= 0.7)) < 1e-12
+    assert r.attrs["threshold"] == 0.7 and "scores >= 0.7" in r.attrs["threshold_note"]
+    assert "threshold" not in bn.noise(path).attrs
 
 
 def test_per_sample_scores_with_k_varying_by_question():

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bayesnoise import verbs
-from bayesnoise.verbs._rate_priors import PRIOR_HELP
+from bayesnoise.verbs.rate import PRIOR_HELP
 
 from ._options import add_level
 from .tables import _command

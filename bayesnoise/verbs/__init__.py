@@ -8,7 +8,7 @@ and returns what the command prints: an ``xarray.Dataset`` with named dims (``mo
 table the command prints. The command line only parses, calls the verb and formats.
 """
 
-from . import plot
+from . import _inputs, plot
 from ._inputs import READ_OPTIONS
 from ._result import tidy
 from .coverage import coverage
@@ -53,3 +53,17 @@ __all__ = [
     "threshold",
     "tidy",
 ]
+
+
+def _takes_read(verb) -> bool:
+    import inspect
+
+    params = inspect.signature(verb).parameters.values()
+    return any(p.kind is p.VAR_KEYWORD for p in params)
+
+
+# Every verb that reads scores takes threshold= (a read option); its result says so.
+for _name in __all__:
+    _verb = globals()[_name]
+    if callable(_verb) and _name not in ("rate", "threshold", "tidy") and _takes_read(_verb):
+        globals()[_name] = _inputs.says_threshold(_verb)

@@ -242,6 +242,25 @@ def _threshold_array(a, threshold, success):
     return a.copy(data=threshold_samples(a.values, threshold, success, source="score array"))
 
 
+def says_threshold(verb):
+    """``verb`` whose result (a Dataset) says how graded scores were turned into successes:
+    attrs ``threshold``, ``success`` and ``threshold_note`` when ``threshold=`` was given."""
+    import functools
+
+    @functools.wraps(verb)
+    def wrapped(*args, **kwargs):
+        out = verb(*args, **kwargs)
+        t = kwargs.get("threshold")
+        if t is not None and hasattr(out, "attrs") and "threshold_note" not in out.attrs:
+            from bayesnoise.data import threshold_note
+
+            s = kwargs.get("success", "above")
+            out.attrs.update(threshold=float(t), success=s, threshold_note=threshold_note(t, s))
+        return out
+
+    return wrapped
+
+
 def _check_factors(ds, factors, factors_ok: bool) -> None:
     """Factor dims only where the verb models them, and the ones asked for."""
     from bayesnoise.data import factor_dims, refuse_factors

@@ -8,7 +8,7 @@ import numpy as np
 from bayesnoise.data import DataError
 
 from ._inputs import dataset, fill_docs
-from ._rate_priors import model_priors
+from ._rate_priors import PRIOR_HELP, model_priors  # noqa: F401  (PRIOR_HELP: for the CLI)
 from ._result import to_result
 
 __all__ = ["exact_coverage", "parse_grid", "rate", "threshold"]
