@@ -23,7 +23,6 @@ Examples
 
 import importlib
 
-from bayesnoise._common import ConfidenceInterval
 from bayesnoise.data import DataError, complete, from_arrays, scores, select_models
 from bayesnoise.io import load, save
 from bayesnoise.verbs import (
@@ -71,7 +70,6 @@ _SUBPACKAGES = (
 )
 
 __all__ = [
-    "ConfidenceInterval",
     "DataError",
     "__version__",
     "arena",

@@ -6,15 +6,17 @@ and binomial draws, no interval computed). Loop: the package's table functions c
 plain way, one replicate eval at a time (``compare_models`` and ``compare_pairs`` on each),
 timed on a few replicates and extrapolated.
 
-Run: .venv/bin/python benchmarks/bench_coverage.py [--shared]   (prints a table; about two
-minutes on 2 cores, more with --shared: the 31-model CRUXEval file from ../shared/data)
+Run: .venv/bin/python benchmarks/bench_coverage.py --label after [--runs 5] [--files MBPP]
+(whole ``bayesnoise coverage FILE`` processes on the shared files with the default options, in
+turn with the import floor; table appended to ``benchmarks/results/coverage.md``; target
+<= 60 s each, issue 33). ``--inprocess [--shared]``: the older in-process table (floor = the
+replicate draws alone, loop = the table functions one replicate at a time).
 """
 
 from __future__ import annotations
 
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -53,21 +55,7 @@ def loop(ds, evals, rng, timed=3):
     return (time.perf_counter() - t0) * evals / timed
 
 
-def case(name, path):
-    ds = bn.load(path, progress=False)
-    m, n = ds.sizes["model"], ds.sizes["question"]
-    evals = REPLICATES * POPULATIONS
-    rng = np.random.default_rng(0)
-    t0 = time.perf_counter()
-    out = bn.coverage(ds, replicates=REPLICATES, progress=False)
-    t_cov = time.perf_counter() - t0
-    t_floor, t_loop = floor(ds, evals, rng), loop(ds, evals, rng)
-    pairs = int(out["units"].values[out["interval"].values == "dbar"][0])
-    return (name, m, n, pairs, evals, t_cov, t_floor, t_cov / t_floor, t_loop, t_loop / t_cov)
-
-
-def main():
-    warnings.simplefilter("ignore")
+def main_inprocess():
     rows = [case("bundled CRUXEval extract", BUNDLED)]
     if "--shared" in sys.argv and SHARED.exists():  # 31 models: several minutes
         rows.append(case("CRUXEval output (shared)", SHARED))
@@ -78,6 +66,50 @@ def main():
     for r in rows:
         print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]:.1f} | {r[6]:.2f} | "
               f"{r[7]:.0f} | {r[8]:.0f} | {r[9]:.1f} |")  # fmt: skip
+
+
+def case(name, path):
+    ds = bn.load(path, progress=False)
+    m, n = ds.sizes["model"], ds.sizes["question"]
+    evals = REPLICATES * POPULATIONS
+    rng = np.random.default_rng(0)
+    t0 = time.perf_counter()
+    out = bn.coverage(ds, n_resamples=REPLICATES, progress=False)
+    t_cov = time.perf_counter() - t0
+    t_floor, t_loop = floor(ds, evals, rng), loop(ds, evals, rng)
+    pairs = int(out["units"].values[out["interval"].values == "dbar"][0])
+    return (name, m, n, pairs, evals, t_cov, t_floor, t_cov / t_floor, t_loop, t_loop / t_cov)
+
+
+FILES = {  # the shared files the issue timed, and the bundled extract
+    "bundled CRUXEval output 8 x 800, K = 10": BUNDLED,
+    "HumanEval+ 49 x 164, K = 1": ROOT.parent / "shared/data/all-the-noises/main/input_table_humaneval+.csv",
+    "MBPP 35 x 500, K <= 15": ROOT.parent / "shared/data/all-the-noises/lowk_temp0.7/input_table_mbpp.csv",
+    "CRUXEval output 31 x 800, K = 10": SHARED,
+    "MATH500 48 x 500, K = 1,100": ROOT.parent / "shared/data/all-the-noises/highk_temp0.7/input_table_math500_cot.csv",
+}  # fmt: skip
+
+
+def main():
+    """Whole ``bayesnoise coverage FILE`` runs (default options) vs the import floor."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _versus import CLI, IMPORT_FLOOR, parser, versus, write
+
+    p = parser(__doc__)
+    p.set_defaults(runs=1)
+    p.add_argument("--inprocess", action="store_true", help="the in-process floor/loop table")
+    p.add_argument("--files", nargs="+", help="substrings of the case names to run (default all)")
+    args = p.parse_args()
+    if args.inprocess:
+        return main_inprocess()
+    rows = []
+    for name, path in FILES.items():
+        if not path.exists() or (args.files and not any(f in name for f in args.files)):
+            continue
+        cmd = [CLI, "coverage", str(path), "--no-progress", "--format", "csv"]
+        rows.append(versus(f"coverage {name}", cmd, IMPORT_FLOOR, runs=args.runs, warmup=0))
+    write("coverage", args.label, rows, "import floor",
+          "Default options. Target: <= 60 s (command s) on every file.")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,54 +1,42 @@
-"""Cost of ``import bayesnoise`` against its floor, ``import numpy, scipy.stats, pandas, xarray``.
+"""First-call latency: ``import bayesnoise`` and commands on a small file vs the import floor.
 
-Each import runs in a fresh interpreter (``python -X importtime`` is not needed: wall time of
-``python -c``), repeated; the table prints the median and the ratio to the floor measured in the
-same run, and whether PyMC was imported (it must not be).
+The floor is ``python -c "import numpy, pandas, scipy.stats, xarray"``; each case and the floor
+run in turn as fresh processes (A B A B ..., median of 5 pair-by-pair ratios). Cases:
+``import bayesnoise``, ``bayesnoise --version``, ``bayesnoise pairs`` and ``bayesnoise noise``
+on a 49-model x 164-question file (``../shared/data``'s HumanEval+, else the bundled CRUXEval
+extract). Target (issue 33): each <= 1.5x the floor.
 
-Run: ``python benchmarks/bench_import.py [--repeats 7]``
+Run: ``python benchmarks/bench_import.py --label after``  (table appended to
+``benchmarks/results/first_call.md``)
 """
 
 from __future__ import annotations
 
-import argparse
-import statistics
-import subprocess
 import sys
-import time
+from pathlib import Path
 
-CASES = {
-    "python (empty)": "pass",
-    "floor: numpy, scipy.stats, pandas, xarray": "import numpy, scipy.stats, pandas, xarray",
-    "import bayesnoise": "import bayesnoise",
-    "import bayesnoise + all estimators": (
-        "import bayesnoise, bayesnoise.frequentist, bayesnoise.conjugate, bayesnoise.mcmc, "
-        "bayesnoise.decide, bayesnoise.cli"
-    ),
-}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _versus import CLI, IMPORT_FLOOR, PYTHON, ROOT, SHARED, parser, versus, write
 
-
-def _time(code: str) -> float:
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code], check=True)
-    return time.perf_counter() - start
+SMALL = SHARED / "all-the-noises/main/input_table_humaneval+.csv"  # 49 models x 164 questions
+BUNDLED = ROOT / "examples/data/cruxeval_output_temp0.8.csv.gz"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeats", type=int, default=7)
-    args = parser.parse_args()
-    for code in CASES.values():  # warm the file cache once
-        _time(code)
-    rows = {}
-    for name, code in CASES.items():
-        rows[name] = statistics.median(_time(code) for _ in range(args.repeats))
-    floor = rows["floor: numpy, scipy.stats, pandas, xarray"]
-    check = "import sys, bayesnoise; print('pymc' in sys.modules)"
-    pymc = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
-    print(f"{'case':45s} {'median s':>9s} {'x floor':>8s}")
-    for name, seconds in rows.items():
-        print(f"{name:45s} {seconds:9.3f} {seconds / floor:8.2f}")
-    print(f"pymc imported by 'import bayesnoise': {pymc.stdout.strip()}  (target: False)")
-    print("target: import bayesnoise <= 1.5 x floor")
+    p = parser(__doc__)
+    args = p.parse_args()
+    small = str(SMALL if SMALL.exists() else BUNDLED)
+    name = Path(small).name
+    cases = {
+        "import bayesnoise": [PYTHON, "-c", "import bayesnoise"],
+        "bayesnoise --version": [CLI, "--version"],
+        f"bayesnoise pairs {name}": [CLI, "pairs", small],
+        f"bayesnoise noise {name}": [CLI, "noise", small],
+    }
+    rows = [versus(case, cmd, IMPORT_FLOOR, runs=args.runs) for case, cmd in cases.items()]
+    write("first_call", args.label, rows, "import floor",
+          "Floor: `python -c \"import numpy, pandas, scipy.stats, xarray\"`. "
+          "Target: every row <= 1.5x.")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -7,15 +7,16 @@ a group-by to (model, question) sums and counts, on the same file in the same ru
 measurement runs in a fresh subprocess; time is the load call only (imports excluded), peak
 memory is the subprocess's maximum resident set size (imports included on both sides).
 
-Targets: time <= 2 x floor and peak memory <= 2 x floor, for each format.
+The two run in turn in fresh processes (A B A B ..., median of 5 pair-by-pair ratios; the
+table is appended to ``benchmarks/results/load.md``). Targets (issue 33): time <= 1.5x the
+floor and peak memory <= 1x, on the 6-million-row per-sample CSV.
 
-    python benchmarks/bench_load.py                 # 24 million rows (K = 1000)
-    python benchmarks/bench_load.py --rows 2400000  # quick run
+    python benchmarks/bench_load.py --label after                 # 6 million rows (K = 250), CSV
+    python benchmarks/bench_load.py --rows 24000000 --formats CSV "CSV gz" Parquet
 """
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import os
 import shutil
@@ -25,6 +26,9 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _versus import parser, versus, write
 
 MODELS, QUESTIONS = 48, 500
 
@@ -87,32 +91,36 @@ def measure(code: str) -> tuple[float, float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=MODELS * QUESTIONS * 1000)
-    parser.add_argument("--repeat", type=int, default=1, help="best of R runs per cell")
-    parser.add_argument("--folder", type=Path, help="where to write the files (default: temp)")
-    args = parser.parse_args()
+    p = parser(__doc__)
+    p.add_argument("--rows", type=int, default=6_000_000)
+    p.add_argument("--formats", nargs="+", default=["CSV"], choices=["CSV", "CSV gz", "Parquet"])
+    p.add_argument("--folder", type=Path, help="where to write the files (default: temp)")
+    args = p.parse_args()
     folder = args.folder or Path(tempfile.mkdtemp(prefix="bench_load_"))
     folder.mkdir(parents=True, exist_ok=True)
     try:
         paths = write_files(folder, args.rows)
-        sizes = ", ".join(f"{n} {p.stat().st_size / 2**20:.0f} MB" for n, p in paths.items())
-        print(f"{args.rows:,} rows: {sizes}")
-        print(
-            "| format | bayesnoise s | bayesnoise MB | floor s | floor MB | time ratio | memory ratio |"
-        )
-        print("|" + "---|" * 7)
-        for name, path in paths.items():
-            ours = min(measure(OURS.format(path=str(path))) for _ in range(args.repeat))
-            floor = min(measure(FLOOR.format(path=str(path))) for _ in range(args.repeat))
+        rows = []
+        for name in args.formats:
+            path = str(paths[name])
+            ours, floor = measure(OURS.format(path=path)), measure(FLOOR.format(path=path))
             if ours[2] != floor[2]:
                 raise RuntimeError(
                     f"{name}: bayesnoise counted {ours[2]} rows, the floor {floor[2]}"
                 )
-            print(
-                f"| {name} | {ours[0]:.1f} | {ours[1]:.0f} | {floor[0]:.1f} | {floor[1]:.0f} | "
-                f"{ours[0] / floor[0]:.2f} | {ours[1] / floor[1]:.2f} |"
+            size = paths[name].stat().st_size / 2**20
+            rows.append(
+                versus(
+                    f"{name} {args.rows:,} rows ({size:.0f} MB)",
+                    [sys.executable, "-c", OURS.format(path=path)],
+                    [sys.executable, "-c", FLOOR.format(path=path)],
+                    runs=args.runs,
+                    inner=True,
+                )
             )
+        write("load", args.label, rows, "pyarrow floor",
+              "Time: the load call only (imports excluded); memory: the process's peak RSS "
+              "(imports included on both sides). Target: time <= 1.5x, memory <= 1x.")  # fmt: skip
     finally:
         if args.folder is None:
             shutil.rmtree(folder, ignore_errors=True)

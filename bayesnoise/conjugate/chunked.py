@@ -24,7 +24,10 @@ from .empirical_bayes import KAPPA_BOUNDS, fit_empirical_bayes, merge_fits
 from .kappa_grid import DEFAULT_KAPPA_PRIOR
 from .notes import kappa_notes
 
-__all__ = ["BLOCK_BYTES", "fit_dataset", "posterior_table_chunked"]
+__all__ = [
+    "fit_dataset",
+    "posterior_table_chunked",
+]
 
 BLOCK_BYTES = 1 << 25  # largest block of (model, question) cells, as float64 (32 MiB)
 

@@ -20,7 +20,9 @@ from bayesnoise.data import check_counts
 
 from .expansion import summarise
 
-__all__ = ["PRIOR_MASS", "population_accuracy"]
+__all__ = [
+    "population_accuracy",
+]
 
 #: Total prior mass of the two end atoms of the Dirichlet-process posteriors.
 PRIOR_MASS = 1.0

@@ -31,7 +31,11 @@ from .kappa_grid import DEFAULT_KAPPA_PRIOR, DEFAULT_MU_PRIOR, KAPPA_BOUNDS, kap
 from .likelihood import model_cells
 from .notes import STATUS, kappa_notes
 
-__all__ = ["KAPPA_BOUNDS", "STATUS", "EmpiricalBayesFit", "fit_empirical_bayes", "merge_fits"]
+__all__ = [
+    "EmpiricalBayesFit",
+    "fit_empirical_bayes",
+    "merge_fits",
+]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ import numpy as np
 from scipy import special
 
 __all__ = [
-    "SHAPE_LIMITS",
     "cornish_fisher",
     "edgeworth_sf",
     "expansion_ok",

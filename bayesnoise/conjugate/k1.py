@@ -54,7 +54,11 @@ from bayesnoise._common import tail_probabilities
 
 from .beta import beta_central_moments
 
-__all__ = ["BINOMIAL", "binomial_ubar", "bound_models", "k1_models"]
+__all__ = [
+    "binomial_ubar",
+    "bound_models",
+    "k1_models",
+]
 
 #: Value of the ``ubar_prior`` column where the K = 1 bound is used.
 BINOMIAL = "binomial bound (K = 1)"

@@ -24,9 +24,6 @@ from scipy.optimize import elementwise
 from .rising import count_terms, terms_loglik
 
 __all__ = [
-    "DEFAULT_KAPPA_PRIOR",
-    "DEFAULT_MU_PRIOR",
-    "KAPPA_BOUNDS",
     "KappaGrid",
     "kappa_grid",
     "log_kappa_prior",

@@ -31,9 +31,6 @@ import zlib
 import numpy as np
 
 __all__ = [
-    "BURN",
-    "LOCATION_PRIOR",
-    "WEIGHT_PRIOR",
     "autocorrelation_ess",
     "data_seed",
     "mixture_gibbs",

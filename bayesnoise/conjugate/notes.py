@@ -6,7 +6,9 @@ import numpy as np
 
 from bayesnoise._common import one_line, see_warnings
 
-__all__ = ["STATUS", "kappa_notes"]
+__all__ = [
+    "kappa_notes",
+]
 
 #: The values of ``kappa_status`` (a column of every per-model table and a field of the fit).
 STATUS = {

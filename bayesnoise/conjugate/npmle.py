@@ -42,7 +42,6 @@ from bayesnoise.data import check_counts
 from .likelihood import model_cells
 
 __all__ = [
-    "GRID_POINTS",
     "NonparametricPrior",
     "accuracy_grid",
     "beta_start",

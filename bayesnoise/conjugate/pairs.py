@@ -24,7 +24,6 @@ from .dirichlet import PRIOR_MASS, dirichlet_cumulants, dirichlet_weights
 from .expansion import summarise
 
 __all__ = [
-    "PRIOR_MASS",
     "all_pairs_difference",
     "end_atom",
     "paired_difference_moments",

@@ -38,7 +38,6 @@ from .likelihood import group_cells
 from .posterior import _quantile_with_mcse
 
 __all__ = [
-    "PASSK_POSTERIOR_COLUMNS",
     "PassAtKPosterior",
     "beta_pass_at_k",
     "pass_at_k_posterior",

@@ -24,8 +24,6 @@ from .hyper import normal_mixture_quantile
 from .rate import BetaPrior, prob_rate_greater, rate_posterior
 
 __all__ = [
-    "CONJUGATE",
-    "HIERARCHICAL",
     "MixtureRatePosterior",
     "density",
     "model_rate_posterior",

@@ -23,7 +23,11 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special
 
-__all__ = ["SERIES_FROM", "CountTerms", "count_terms", "terms_loglik"]
+__all__ = [
+    "CountTerms",
+    "count_terms",
+    "terms_loglik",
+]
 
 SERIES_FROM = 16  # the series are used only at arguments of at least this
 # one series evaluation (log Gamma, digamma, trigamma) costs about this many dense entries (a

@@ -19,8 +19,6 @@ from .posterior import population_variances
 from .ubar_prior import ubar_posterior
 
 __all__ = [
-    "POSTERIOR_COLUMNS",
-    "POSTERIOR_PAIR_COLUMNS",
     "posterior_pairs_table",
     "posterior_table",
 ]

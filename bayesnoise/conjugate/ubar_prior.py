@@ -46,10 +46,6 @@ from .rising import count_terms, terms_loglik
 from .ubar import k_group_sums, ubar_cumulants, ubar_draws
 
 __all__ = [
-    "CHOICES",
-    "LEVEL",
-    "PRIOR",
-    "SWEEPS",
     "beta_fit_test",
     "categorical_cumulants",
     "mixture_cumulants",

@@ -31,10 +31,6 @@ import xarray as xr
 from bayesnoise._common import name_list
 
 __all__ = [
-    "ATTR_DEFAULTS",
-    "MODEL",
-    "QUESTION",
-    "SAMPLE",
     "DataError",
     "attr",
     "beta_binomial_counts",

@@ -15,7 +15,12 @@ import xarray as xr
 
 from .schema import DataError, attr
 
-__all__ = ["SUCCESS", "check_threshold", "threshold_dataset", "threshold_note", "threshold_samples"]
+__all__ = [
+    "check_threshold",
+    "threshold_dataset",
+    "threshold_note",
+    "threshold_samples",
+]
 
 #: Which side of the threshold is a success.
 SUCCESS = ("above", "below")

@@ -13,7 +13,10 @@ from scipy import stats
 
 from bayesnoise._common import check_confidence_level, tail_probabilities
 
-__all__ = ["COVERAGE_METHODS", "binomial_intervals", "exact_coverage"]
+__all__ = [
+    "binomial_intervals",
+    "exact_coverage",
+]
 
 #: Interval methods :func:`exact_coverage` enumerates.
 COVERAGE_METHODS = ("wald", "bayes", "bayes-hpd", "clopper-pearson", "wilson")

@@ -54,10 +54,6 @@ from bayesnoise._common import ConfidenceInterval, check_confidence_level
 from bayesnoise.frequentist.multiplicity import adjust_pvalues
 
 __all__ = [
-    "GATE_COLUMNS",
-    "GATE_COLUMNS_BAYES",
-    "METHODS",
-    "SMALL_DISCORDANT",
     "GateResult",
     "bayes_regression_test",
     "betting_interval",

@@ -34,8 +34,6 @@ import pandas as pd
 from scipy import special
 
 __all__ = [
-    "PLAN_COLUMNS",
-    "RESAMPLE_COLUMNS",
     "optimal_design",
     "question_prediction_variance",
     "resample_plan",

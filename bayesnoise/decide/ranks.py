@@ -29,8 +29,6 @@ from bayesnoise.frequentist import bootstrap_means, pair_noise
 from .letters import letters_from_pairs
 
 __all__ = [
-    "RANK_COLUMNS",
-    "RANK_METHODS",
     "bootstrap_means",
     "hierarchical_draws",
     "rank_summary",

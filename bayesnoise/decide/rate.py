@@ -22,8 +22,6 @@ from bayesnoise.frequentist.rate import (
 )
 
 __all__ = [
-    "RATE_COLUMNS",
-    "RATE_PAIR_COLUMNS",
     "model_posteriors",
     "rate_pairs_table",
     "rate_table",

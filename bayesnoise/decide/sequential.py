@@ -79,9 +79,6 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "ALTERNATIVES",
-    "RESOLUTION",
-    "TRUNCATION",
     "always_valid_pvalues",
     "confidence_sequence",
     "stopping_times",

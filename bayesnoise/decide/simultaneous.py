@@ -20,7 +20,10 @@ from scipy import special
 from bayesnoise._common import check_confidence_level, pair_table, triu_pairs
 from bayesnoise.data import MODEL, complete
 
-__all__ = ["SIMULTANEOUS_METHODS", "max_abs_t_draws", "simultaneous_intervals"]
+__all__ = [
+    "max_abs_t_draws",
+    "simultaneous_intervals",
+]
 
 SIMULTANEOUS_METHODS = ("max-t", "bonferroni")
 

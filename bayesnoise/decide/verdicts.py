@@ -5,7 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["ALPHA", "CLOSE_FACTOR", "POWER", "close_pairs", "pair_sentence", "verdict"]
+__all__ = [
+    "close_pairs",
+    "pair_sentence",
+    "verdict",
+]
 
 #: Pairs with |difference| < CLOSE_FACTOR x se_total are "close" (the paper's Figure 1 filter).
 CLOSE_FACTOR = 5.0

@@ -30,8 +30,6 @@ from bayesnoise.data import MODEL, QUESTION, DataError, attr, complete
 from bayesnoise.frequentist import _core, _score
 
 __all__ = [
-    "CLUSTER_COLUMNS",
-    "CLUSTER_PAIR_COLUMNS",
     "cluster_codes",
     "cluster_noise",
     "cluster_pair_noise",

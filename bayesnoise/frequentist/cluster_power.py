@@ -19,8 +19,6 @@ import numpy as np
 from bayesnoise.frequentist.power import minimum_detectable_difference, required_questions
 
 __all__ = [
-    "CLUSTER_NEEDED_COLUMNS",
-    "CLUSTER_POWER_COLUMNS",
     "cluster_minimum_detectable_difference",
     "cluster_power_table",
     "clustered_components",

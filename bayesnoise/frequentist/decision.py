@@ -27,7 +27,6 @@ from bayesnoise._common import check_confidence_level
 from bayesnoise.frequentist import _core
 
 __all__ = [
-    "DECISION_COLUMNS",
     "agreement",
     "decision_accuracy",
     "decision_table",

@@ -37,7 +37,12 @@ from scipy.sparse.csgraph import connected_components
 from bayesnoise._common import check_confidence_level
 from bayesnoise.frequentist.chunked import is_binary
 
-__all__ = ["ELO_MEAN", "ELO_SCALE", "TIES", "bradley_terry", "elo", "half_win_matrix", "win_matrix"]
+__all__ = [
+    "bradley_terry",
+    "elo",
+    "half_win_matrix",
+    "win_matrix",
+]
 
 ELO_SCALE = 400.0 / np.log(10.0)  # Elo points per unit of natural log-odds
 ELO_MEAN = 1000.0

@@ -26,7 +26,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-__all__ = ["EXACT_MAX", "sign_flip_test"]
+__all__ = [
+    "sign_flip_test",
+]
 
 #: Largest number of nonzero differences whose 2^n sign patterns are enumerated exactly.
 EXACT_MAX = 40

@@ -24,7 +24,11 @@ import xarray as xr
 
 from bayesnoise.data import MODEL, DataError
 
-__all__ = ["FAMILY_COLUMNS", "family_pairs", "family_signal", "family_table"]
+__all__ = [
+    "family_pairs",
+    "family_signal",
+    "family_table",
+]
 
 FAMILY_COLUMNS = [
     "model_a",

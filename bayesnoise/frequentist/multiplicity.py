@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ADJUST_METHODS", "adjust_pvalues"]
+__all__ = [
+    "adjust_pvalues",
+]
 
 ADJUST_METHODS = ("holm", "bh", "bonferroni", "none")
 

@@ -33,7 +33,11 @@ from bayesnoise.data import (
 from bayesnoise.frequentist import _core, _score
 from bayesnoise.frequentist.intervals import accuracy_interval, difference_interval
 
-__all__ = ["PASSK_COLUMNS", "PASSK_PAIR_COLUMNS", "pass_at_k", "passk_pairs", "passk_table"]
+__all__ = [
+    "pass_at_k",
+    "passk_pairs",
+    "passk_table",
+]
 
 
 def _check_k(k) -> int:

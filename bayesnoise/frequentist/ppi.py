@@ -26,7 +26,6 @@ from scipy import special, stats
 from bayesnoise._common import check_confidence_level
 
 __all__ = [
-    "ALTERNATIVES",
     "PPIResult",
     "agreement",
     "human_labels_for_se",

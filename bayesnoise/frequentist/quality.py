@@ -25,7 +25,6 @@ from bayesnoise.frequentist import _core
 from bayesnoise.frequentist.elo import elo
 
 __all__ = [
-    "QUESTION_COLUMNS",
     "kendall_tau_b",
     "model_accuracy",
     "model_quality",

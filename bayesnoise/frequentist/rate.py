@@ -18,7 +18,6 @@ from scipy import stats
 from bayesnoise._common import check_confidence_level
 
 __all__ = [
-    "ALTERNATIVES",
     "binomial_rate_test",
     "clopper_pearson",
     "mean_rate_test",

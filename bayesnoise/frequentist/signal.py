@@ -37,8 +37,6 @@ import pandas as pd
 from bayesnoise.data import DataError
 
 __all__ = [
-    "CHECKPOINT_COLUMNS",
-    "MEASURED_COLUMNS",
     "checkpoint_order",
     "checkpoint_signal",
     "measured_signal",

@@ -26,7 +26,12 @@ from bayesnoise.data import DataError
 
 from .columns import to_numbers
 
-__all__ = ["TEXT_TYPES", "Column", "FrameSource", "open_table", "table_kind"]
+__all__ = [
+    "Column",
+    "FrameSource",
+    "open_table",
+    "table_kind",
+]
 
 TEXT_TYPES = ".csv, .tsv, .jsonl, .json or .parquet (optionally .gz)"
 _KINDS = {

@@ -15,8 +15,6 @@ import pandas as pd
 import xarray as xr
 
 __all__ = [
-    "ESS_MIN",
-    "RHAT_MAX",
     "ConvergenceReport",
     "ConvergenceWarning",
     "IdentifiabilityWarning",

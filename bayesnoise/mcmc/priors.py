@@ -6,7 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["DEFAULT_PRIORS", "Priors", "prior_predictive_summary"]
+__all__ = [
+    "Priors",
+    "prior_predictive_summary",
+]
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,6 @@ from .diagnostics import ESS_MIN, RHAT_MAX
 from .inputs import BuiltModel
 
 __all__ = [
-    "MAX_DRAW_FACTOR",
-    "SAMPLERS",
     "check_arguments",
     "raised_draws",
     "resolve_sampler",

@@ -6,7 +6,9 @@ import numpy as np
 
 from ._figure import new_axes
 
-__all__ = ["FOREST_MAX_MODELS", "FOREST_SERIES", "plot_forest"]
+__all__ = [
+    "plot_forest",
+]
 
 #: Height of a forest figure, inches, at most (1,260 px at the report's 90 dpi, 1,350 px at
 #: ``save_figure``'s 100 dpi): beyond ~20 models the rows get thinner instead of taller.

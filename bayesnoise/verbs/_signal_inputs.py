@@ -8,14 +8,14 @@ import numpy as np
 import pandas as pd
 
 from bayesnoise.data import MODEL, QUESTION, DataError
-
-from ._frames import (
+from bayesnoise.io.frames import (
     has_question_column,
     model_column,
     numeric_scores,
     read_table,
     score_column,
 )
+
 from ._inputs import dataset
 
 __all__ = ["signal_parts", "source"]

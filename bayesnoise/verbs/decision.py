@@ -9,8 +9,14 @@ import numpy as np
 import pandas as pd
 
 from bayesnoise.data import MODEL, DataError
+from bayesnoise.io.frames import (
+    has_question_column,
+    model_column,
+    numeric_scores,
+    peek_columns,
+    read_table,
+)
 
-from ._frames import has_question_column, model_column, numeric_scores, peek_columns, read_table
 from ._inputs import (
     _model_list,
     as_seed,
@@ -161,7 +167,7 @@ def _side(data, which, opts, progress):
         frame, name, _ = read_table(data, "a per-model score table")
         frame.columns = [str(c) for c in frame.columns]
         mcol = model_column(list(frame.columns), opts["model_col"], name)
-        from ._frames import score_column
+        from bayesnoise.io.frames import score_column
 
         scol = score_column(list(frame.columns), opts["score_col"], name)
         models = frame[mcol].astype(str).to_numpy()

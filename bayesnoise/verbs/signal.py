@@ -12,8 +12,8 @@ import pandas as pd
 
 from bayesnoise._common import one_line, see_warnings
 from bayesnoise.data import MODEL, DataError
+from bayesnoise.io.frames import peek_columns, read_table
 
-from ._frames import peek_columns, read_table
 from ._inputs import check_read_options, fill_docs
 from ._result import to_result
 from ._signal_inputs import signal_parts
