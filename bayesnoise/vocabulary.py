@@ -24,7 +24,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["REGISTRY", "Column", "describe", "is_registered", "label", "registry_rows"]
+# The documented API of this layer (the surface is counted over these lists,
+# tests/test_surface.py); the other names stay importable for the package's own layers.
+__all__ = [
+    "describe",
+    "is_registered",
+]
 
 THESE = "these questions"
 POPULATION = "question population"
@@ -623,13 +628,13 @@ _ENTRIES = [
     _c("units", "units", "models or pairs whose intervals are pooled in each replicate", "count"),
     _c(
         "coverage",
-    _c(
-        "population_role",
-        "role",
-        "fitted to the file (each model's fitted Beta: its coverage_status is the verdict on "
-        "the file's intervals) or stress test (two-point, empirical: deliberately unlike the "
-        "Beta model; coverage and width reported, not judged)",
-    ),
+        _c(
+            "population_role",
+            "role",
+            "fitted to the file (each model's fitted Beta: its coverage_status is the verdict on "
+            "the file's intervals) or stress test (two-point, empirical: deliberately unlike the "
+            "Beta model; coverage and width reported, not judged)",
+        ),
         "coverage",
         "share of the simulated intervals that contain their truth (over units and replicates)",
         _PROB,

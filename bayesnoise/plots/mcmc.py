@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from bayesnoise._common import require
 
-__all__ = ["MCMC_KINDS", "plot_mcmc"]
+__all__ = [
+    "plot_mcmc",
+]
 
 #: Plot kinds and the arviz-plots function drawing each.
 MCMC_KINDS = {"trace": "plot_trace_dist", "rank": "plot_rank", "forest": "plot_forest"}

@@ -8,8 +8,6 @@ from ._figure import new_axes
 from .arrange import pair_matrix
 
 __all__ = [
-    "MATRIX_MAX_SIDE",
-    "P_BOUNDS",
     "matrix_layout",
     "model_accuracies",
     "plot_accuracy_scatter",

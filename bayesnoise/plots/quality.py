@@ -14,7 +14,6 @@ import numpy as np
 from ._figure import new_axes
 
 __all__ = [
-    "SIGNIFICANCE_LEVELS",
     "pair_wins",
     "plot_difference_sum",
     "plot_difficulty",

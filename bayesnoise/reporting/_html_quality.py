@@ -19,7 +19,11 @@ from bayesnoise.data import DataError
 from ._html_blocks import column, interval_column
 from ._html_render import Table, count, environment, num, png_data_uri, slug, text
 
-__all__ = ["FIGURES", "HEADING", "SUSPECTS", "quality_block", "quality_context", "quality_figures"]
+__all__ = [
+    "quality_block",
+    "quality_context",
+    "quality_figures",
+]
 
 HEADING = "Benchmark quality"
 #: Suspect questions listed (most negative Kendall tau first).

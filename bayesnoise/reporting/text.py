@@ -10,7 +10,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["FORMATS", "format_for_path", "render", "write_table"]
+__all__ = [
+    "format_for_path",
+    "render",
+    "write_table",
+]
 
 FORMATS = ("table", "csv", "tsv", "json")
 _EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".json": "json", ".txt": "table"}

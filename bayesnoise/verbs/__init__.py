@@ -26,7 +26,6 @@ from .signal import signal
 from .tables import arena, compare, noise, pairs, posterior
 
 __all__ = [
-    "READ_OPTIONS",
     "arena",
     "check",
     "columns",

@@ -13,7 +13,10 @@ from bayesnoise.data import DataError
 from ._inputs import READ_OPTIONS, check_read_options
 from ._result import to_result
 
-__all__ = ["JUDGE_MODEL_COLUMNS", "JUDGE_PAIR_COLUMNS", "judge", "judge_plan"]
+__all__ = [
+    "judge",
+    "judge_plan",
+]
 
 METHODS = ("frequentist", "bayes", "mcmc")
 BIASES = ("per-model", "shared")

@@ -23,7 +23,6 @@ from ._quality_figures import difference_sum, difficulty, p_values
 from ._rate_figures import rate, threshold
 
 __all__ = [
-    "KINDS",
     "cdf",
     "components",
     "difference_sum",

@@ -16,7 +16,9 @@ from ._inputs import as_seed, check_value, dataset, fill_docs, select_pair
 from ._result import to_result
 from .gate import _check_alpha, _check_margin
 
-__all__ = ["ORDERS", "monitor"]
+__all__ = [
+    "monitor",
+]
 
 #: How the questions are replayed: ``random`` (seeded permutation of the questions sorted by
 #: id), ``column`` (``order_column``), ``file`` (as they appear; asked for explicitly).
