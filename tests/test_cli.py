@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from bayesnoise.cli import main
+from bayesnoise.verbs._inputs import by_accuracy
 
 NOISE = [
     "model",
@@ -259,7 +260,7 @@ def test_passk_prints_the_library_table(capsys, crux, extra, library):
     from bayesnoise import load
 
     df = _csv(capsys, "passk", crux, "--k", "3", *extra)
-    expected = library(load(crux))
+    expected = library(by_accuracy(load(crux)))  # the commands list the best model first
     assert list(df.columns) == list(expected.columns)
     for col in expected.columns:
         if expected[col].dtype.kind == "f":
@@ -291,7 +292,7 @@ def test_cluster_col_adds_the_clustered_columns(capsys, tmp_path):
     pd.DataFrame(rows, columns=["model", "example_id", "sample", "correct", "topic"]).to_csv(
         path, index=False
     )
-    ds = load(path, columns={"cluster": "topic"})
+    ds = by_accuracy(load(path, columns={"cluster": "topic"}))  # as the commands order models
     noise = _csv(capsys, "noise", str(path), "--cluster-col", "topic")
     expected = frequentist.cluster_noise(ds, "cluster")
     assert list(noise.columns[-4:]) == ["clusters", "se_clustered", "design_effect", "icc"]
@@ -321,7 +322,9 @@ def test_pairs_simultaneous_columns_come_from_all_pairs(capsys, crux, method):
         "--max-difference",
         "0.01",
     )
-    expected = decide.simultaneous_intervals(load(crux), method=method, random_seed=0)
+    expected = decide.simultaneous_intervals(
+        by_accuracy(load(crux)), method=method, random_seed=0
+    )  # pairs oriented as the command prints them: higher accuracy minus lower
     merged = df.merge(expected, on=["model_a", "model_b"], suffixes=("", "_lib"))
     assert 0 < len(merged) == len(df) < len(expected)  # filtered rows, intervals from all 28
     for col in ("simultaneous_low", "simultaneous_high", "p_value_simultaneous"):
