@@ -57,8 +57,6 @@ from .theory import accuracy_group_fits, benchmark_kappa, theory_se_difference
 
 # The documented API of this layer (the surface is counted over these lists,
 # tests/test_surface.py); the other names stay importable for the package's own layers.
-# The documented API of this layer (the surface is counted over these lists,
-# tests/test_surface.py); the other names stay importable for the package's own layers.
 __all__ = [
     "fit_empirical_bayes",
     "population_accuracy",

@@ -20,8 +20,6 @@ from .threshold import SUCCESS, threshold_dataset, threshold_note, threshold_sam
 
 # The documented API of this layer (the surface is counted over these lists,
 # tests/test_surface.py); the other names stay importable for the package's own layers.
-# The documented API of this layer (the surface is counted over these lists,
-# tests/test_surface.py); the other names stay importable for the package's own layers.
 __all__ = [
     "DataError",
     "check_dataset",

@@ -24,8 +24,6 @@ from .verdicts import CLOSE_FACTOR, close_pairs, verdict
 
 # The documented API of this layer (the surface is counted over these lists,
 # tests/test_surface.py); the other names stay importable for the package's own layers.
-# The documented API of this layer (the surface is counted over these lists,
-# tests/test_surface.py); the other names stay importable for the package's own layers.
 __all__ = [
     "compare_models",
     "compare_pairs",

@@ -64,8 +64,6 @@ from bayesnoise.frequentist.quality import (
 
 # The documented API of this layer (the surface is counted over these lists,
 # tests/test_surface.py); the other names stay importable for the package's own layers.
-# The documented API of this layer (the surface is counted over these lists,
-# tests/test_surface.py); the other names stay importable for the package's own layers.
 __all__ = [
     "accuracy_interval",
     "adjust_pvalues",

@@ -47,8 +47,6 @@ from .tables import pairs_table_from_fit, posterior_table_from_fit, posterior_ta
 
 # The documented API of this layer (the surface is counted over these lists,
 # tests/test_surface.py); the other names stay importable for the package's own layers.
-# The documented API of this layer (the surface is counted over these lists,
-# tests/test_surface.py); the other names stay importable for the package's own layers.
 __all__ = [
     "check_convergence",
     "fit",

@@ -32,8 +32,6 @@ from .rate import plot_exact_coverage, plot_rate_posteriors, plot_threshold_swee
 
 # The documented API of this layer (the surface is counted over these lists,
 # tests/test_surface.py); the other names stay importable for the package's own layers.
-# The documented API of this layer (the surface is counted over these lists,
-# tests/test_surface.py); the other names stay importable for the package's own layers.
 __all__ = [
     "save_figure",
 ]
