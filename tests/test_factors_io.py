@@ -77,3 +77,50 @@ def test_factor_dataset_round_trips_through_netcdf(tmp_path):
     ds = bn.load(_table(), factors=["template"])
     path = bn.save(ds, tmp_path / "f.nc")
     xr.testing.assert_identical(bn.load(path), ds)
+
+
+def _inspect_logs(folder, rng):
+    import json
+
+    for model in ("a", "b"):
+        for template in ("plain", "cot", "json"):
+            log = {
+                "version": 2,
+                "status": "success",
+                "eval": {
+                    "task": "quiz",
+                    "model": model,
+                    "config": {"epochs": 2},
+                    "task_args": {"template": template},
+                },
+                "samples": [
+                    {
+                        "id": i,
+                        "epoch": e,
+                        "scores": {"match": {"value": "C" if rng.random() < 0.6 else "I"}},
+                    }
+                    for i in range(6)
+                    for e in (1, 2)
+                ],
+            }
+            (folder / f"{model}_{template}.json").write_text(json.dumps(log))
+
+
+def test_inspect_logs_of_prompt_variants(tmp_path):
+    rng = np.random.default_rng(8)
+    _inspect_logs(tmp_path, rng)
+    with pytest.raises(DataError, match=r"--factor template"):
+        bn.load(tmp_path)
+    ds = bn.load(tmp_path, factors=["template"])
+    assert ds["correct"].dims == ("model", "question", "template")
+    assert (ds["samples"] == 2).all()  # the epochs are the runs of a cell
+    # brute force: re-read the scores from the JSON files
+    import json
+
+    for path in tmp_path.glob("*.json"):
+        log = json.loads(path.read_text())
+        model, template = log["eval"]["model"], log["eval"]["task_args"]["template"]
+        for i in range(6):
+            want = sum(s["scores"]["match"]["value"] == "C" for s in log["samples"] if s["id"] == i)
+            got = ds["correct"].sel(model=model, question=str(i), template=template).item()
+            assert got == want

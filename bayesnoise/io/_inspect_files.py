@@ -50,6 +50,7 @@ class RawLog:
     has_samples: bool = True  # False: the log was written without per-sample results
     limit: object = None  # eval.config.limit as written (an int, or [start, end])
     results: dict | None = None  # the header's own summary (``results``)
+    task_args: dict = field(default_factory=dict)  # eval.task_args (e.g. a prompt variant)
 
 
 def _is_eval_zip(path: Path) -> bool:
@@ -217,6 +218,7 @@ def _raw(
         has_samples=has_samples,
         limit=config.get("limit"),
         results=results if isinstance(results, dict) else None,
+        task_args=spec.get("task_args") if isinstance(spec.get("task_args"), dict) else {},
     )
 
 

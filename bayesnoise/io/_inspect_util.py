@@ -75,17 +75,26 @@ def more(items: Sequence[str]) -> str:
     return shown + (f"; ... and {len(items) - SHOWN} more" if len(items) > SHOWN else "")
 
 
-def build_dataset(df: pd.DataFrame, *, name: str, benchmark: str, **attrs) -> xr.Dataset:
-    """Dataset from long rows ``model, example_id, sample, correct, benchmark_id`` through the
-    package's validator, with models and questions in natural sort order."""
-    ds = from_samples(
-        df[["benchmark_id", "model", "example_id", "sample", "correct"]],
-        name=name,
-        first_line=None,
-        benchmark=benchmark,
-    )
+def build_dataset(
+    df: pd.DataFrame, *, name: str, benchmark: str, factors=(), **attrs
+) -> xr.Dataset:
+    """Dataset from long rows ``model, example_id, sample, correct, benchmark_id`` (and the
+    ``factors`` columns, which become dims) through the package's validator, with models,
+    questions and factor levels in natural sort order."""
+    if factors:
+        from .tables import read_frame
+
+        cols = ["benchmark_id", "model", "example_id", "sample", "correct", *factors]
+        ds = read_frame(df[cols], name=name, benchmark=benchmark, factors=factors, progress=False)
+    else:
+        ds = from_samples(
+            df[["benchmark_id", "model", "example_id", "sample", "correct"]],
+            name=name,
+            first_line=None,
+            benchmark=benchmark,
+        )
     order = {}
-    for dim in ("model", "question"):
+    for dim in ("model", "question", *factors):
         labels = ds[dim].values.tolist()
         if labels != sorted(labels, key=natural_key):
             order[dim] = sorted(labels, key=natural_key)

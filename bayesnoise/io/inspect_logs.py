@@ -211,21 +211,63 @@ def _ended_early(logs: list[RawLog]) -> str:
     )
 
 
-def _merge_groups(logs: list[RawLog], duplicates: str, where: str) -> dict[str, list[RawLog]]:
+def _variant(log: RawLog, factors: Sequence[str]) -> tuple[str, ...]:
+    """The log's level of each factor found in its task arguments ("" = per sample)."""
+    return tuple(str(log.task_args[f]) if f in log.task_args else "" for f in factors)
+
+
+def _record_levels(log: RawLog, rec: dict, factors: Sequence[str]) -> tuple[str, ...]:
+    """Each factor's level for one record: the log's task argument, else the sample's
+    metadata; neither is a DataError naming both places."""
+    out = []
+    meta = rec.get("metadata") if isinstance(rec.get("metadata"), dict) else {}
+    for f in factors:
+        if f in log.task_args:
+            out.append(str(log.task_args[f]))
+        elif f in meta and meta[f] is not None:
+            out.append(str(meta[f]))
+        else:
+            raise DataError(
+                f"{_place(log, rec)}: factor {f!r} is neither a task argument of the log "
+                f"(eval.task_args: {sorted(log.task_args) or 'none'}) nor in the sample's "
+                f"metadata ({sorted(meta) or 'none'})"
+            )
+    return tuple(out)
+
+
+def _merge_groups(
+    logs: list[RawLog], duplicates: str, where: str, factors: Sequence[str] = ()
+) -> dict[str, list[RawLog]]:
     groups: dict[str, list[RawLog]] = {}
-    for log in logs:
-        groups.setdefault(log.model, []).append(log)
-    for model, group in groups.items():
+    for log in logs:  # logs of one model under different prompt variants are not duplicates
+        groups.setdefault((log.model, *_variant(log, factors)), []).append(log)
+    for (model, *_), group in groups.items():
         if len(group) > 1 and duplicates == "error":
             files = " and ".join(str(g.path) for g in group[:2])
             extra = f" (and {len(group) - 2} more)" if len(group) > 2 else ""
             raise DataError(
                 f"{where}: two logs for model {model!r} on task {group[0].task!r}: "
-                f"{files}{extra} (a retry or an eval set?). Keep one, or pass "
-                "duplicates='merge' (CLI: --merge-duplicates) to use their epochs as more samples"
+                f"{files}{extra} (a retry or an eval set?)"
+                + _variant_hint(group)
+                + ". Keep one, or pass duplicates='merge' (CLI: --merge-duplicates) to use "
+                "their epochs as more samples"
             )
         group.sort(key=lambda g: (g.created, str(g.path)))
     return groups
+
+
+def _variant_hint(group: list[RawLog]) -> str:
+    """When the logs differ by a task argument (a prompt variant): name it as a factor."""
+    names = sorted({k for g in group for k in g.task_args})
+    differ = [k for k in names if len({str(g.task_args.get(k)) for g in group}) > 1]
+    if not differ:
+        return ""
+    levels = sorted({str(g.task_args.get(differ[0])) for g in group})
+    return (
+        f"; they differ in the task argument {differ[0]!r} ({', '.join(levels)}): if that is "
+        f"a prompt variant, name it as a factor (factors=[{differ[0]!r}], CLI: --factor "
+        f"{differ[0]}; `bayesnoise noises` measures its noise)"
+    )
 
 
 def inspect_samples(
@@ -236,11 +278,13 @@ def inspect_samples(
     score_key: str | None = None,
     incomplete: str = "error",
     duplicates: str = "error",
+    factors: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Per-sample scores from Inspect logs: one row per scored (model, sample id, epoch).
 
     Same parameters as :func:`read_inspect`. Columns ``benchmark_id, model, example_id,
-    sample, correct, file, id, epoch``: ``example_id`` is the sample id as text, ``sample``
+    sample, correct, file, id, epoch`` and one per factor: ``example_id`` is the sample id
+    as text, ``sample``
     the epoch (offset by the earlier logs' epochs when duplicates are merged), ``id`` the id as
     written; ``df.attrs["left_out"]`` lists what was not scored.
 
@@ -288,8 +332,9 @@ def inspect_samples(
         where=where,
     )
     _check_keys(logs, chosen, score_key, where)
+    factors = [factors] if isinstance(factors, str) else list(factors or [])
     rows, left_out, problems, notes = [], [], [], []
-    for group in _merge_groups(logs, duplicates, where).values():
+    for group in _merge_groups(logs, duplicates, where, factors).values():
         offset = 0
         for log in group:
             seen: dict[tuple[str, int], object] = {}
@@ -307,7 +352,10 @@ def inspect_samples(
                     left_out.append(f"{_place(log, rec)} {reason}")
                     continue
                 scored += 1
-                rows.append((log.model, key[0], offset + key[1], number, str(log.path), *key))
+                levels = _record_levels(log, rec, factors)
+                rows.append(
+                    (log.model, key[0], offset + key[1], number, str(log.path), *key, *levels)
+                )
             problem, note = _log_problem(log, scored, len(left_out) - left)
             if problem:
                 problems.append(problem)
@@ -318,7 +366,8 @@ def inspect_samples(
     if notes:
         warn(f"{where}: " + "; ".join(notes))
     df = pd.DataFrame(
-        rows, columns=["model", "example_id", "sample", "correct", "file", "id", "epoch"]
+        rows,
+        columns=["model", "example_id", "sample", "correct", "file", "id", "epoch", *factors],
     )
     df.insert(0, "benchmark_id", task)
     df.attrs["left_out"] = left_out + problems
@@ -405,6 +454,7 @@ def read_inspect(
     score_key: str | None = None,
     incomplete: str = "error",
     duplicates: str = "error",
+    factors: Sequence[str] | None = None,
 ) -> xr.Dataset:
     """Dataset from Inspect AI logs (``.eval`` or ``.json`` files, or folders of them).
 
@@ -430,6 +480,11 @@ def read_inspect(
     duplicates : {"error", "merge"}
         Two logs for the same model and task raise an error naming both; ``"merge"`` uses
         their epochs as more samples.
+    factors : list of str, optional
+        Prompt variants and other factors: each one's level is the log's task argument of
+        that name (``inspect eval ... -T template=cot``: ``eval.task_args``), else the
+        sample's ``metadata`` entry; logs of one model that differ by it are not duplicates.
+        Each factor becomes a dim of the dataset; the epochs stay the samples (runs).
 
     Returns
     -------
@@ -459,6 +514,7 @@ def read_inspect(
         score_key=score_key,
         incomplete=incomplete,
         duplicates=duplicates,
+        factors=factors,
     )
     files = list(dict.fromkeys(df["file"]))
     notes = [f"scorer {df.attrs['scorer']}", *df.attrs["notes"]]
@@ -473,4 +529,5 @@ def read_inspect(
         notes="\n".join(notes),
         logs=len(files),
         files=df.attrs["files"],
+        factors=[factors] if isinstance(factors, str) else list(factors or []),
     )

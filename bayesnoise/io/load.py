@@ -28,7 +28,7 @@ _KNOWN = (
 _OPTIONS = {
     "columns": (("tables",), "--model-col/--question-col/--score-col/..."),
     "samples_per_question": (("tables",), "--samples-per-question"),
-    "factors": (("tables",), "--factor"),
+    "factors": (("tables", "inspect"), "--factor"),
     "scorer": (("inspect",), "--scorer"),
     "score_key": (("inspect",), "--score-key"),
     "incomplete": (("inspect",), "--use-scored"),
@@ -153,7 +153,7 @@ def _load_paths(paths: list[Path], options: dict, benchmark, progress) -> xr.Dat
     if kind == "inspect":
         from .inspect_logs import read_inspect
 
-        keys = ("scorer", "score_key", "incomplete", "duplicates")
+        keys = ("scorer", "score_key", "incomplete", "duplicates", "factors")
         return read_inspect(files, benchmark=benchmark, **{k: options[k] for k in keys})
     if kind == "lm_eval":
         from .lm_eval import read_lm_eval
@@ -236,7 +236,8 @@ def load(
         where ``pass1 * K`` is not within 1e-6 of a whole number), so that the Beta-Binomial
         commands can use it.
     factors : list of str, optional
-        Tables only: columns that say under which prompt template, run, judge, ... a score
+        Tables and Inspect logs: columns (Inspect: task arguments or sample metadata) that say
+        under which prompt template, run, judge, ... a score
         was made (CLI: ``--factor NAME``, repeatable). Each becomes a dim of the dataset
         (``correct`` is then ``(model, question, template, ...)``); its levels are never
         pooled as samples. ``bayesnoise noises`` measures their noise; other commands stop
