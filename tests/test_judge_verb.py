@@ -124,3 +124,13 @@ def test_bayes_model_rows():
     with redirect_stdout(io.StringIO()):
         p = bn.judge(EXAMPLE, method="bayes", by="pair", draws=500, tune=200, chains=2)
     assert set(np.unique(p["prob_a_better_corrected"] >= 0)) == {True}
+
+
+def test_figure_draws_the_verb_intervals():
+    fig = bn.plot.judge(EXAMPLE)
+    r = bn.judge(EXAMPLE)
+    ppi = next(c for c in fig.axes[0].containers if c.lines[0].get_gid() == "accuracy_ppi")
+    x = ppi.lines[0].get_xdata()
+    assert np.allclose(x, r["accuracy_ppi"].to_numpy())
+    ends = np.array([seg[:, 0] for seg in ppi.lines[2][0].get_segments()])
+    assert np.allclose(ends, np.c_[r["accuracy_ppi_low"], r["accuracy_ppi_high"]])

@@ -19,6 +19,7 @@ from pathlib import Path
 from bayesnoise.data import DataError
 
 from ._inputs import as_seed, dataset, interval_level
+from ._judge_figures import judge
 from ._quality_figures import difference_sum, difficulty, p_values
 from ._rate_figures import rate, threshold
 
@@ -29,6 +30,7 @@ __all__ = [
     "difficulty",
     "forest",
     "heatmap",
+    "judge",
     "matrix",
     "mcmc_forest",
     "noise",
@@ -207,6 +209,7 @@ KINDS = {
     "noise": noise,
     "components": components,
     "heatmap": heatmap,
+    "judge": judge,
     "noises": noises,
     "templates": templates,
     "cdf": cdf,
