@@ -75,8 +75,8 @@ def timings(folder: Path, m: int, n: int) -> list[tuple[str, float]]:
         ("bn.questions(file)", best_of(lambda: bn.questions(path, progress=False))),
         ("bn.questions(dataset)", best_of(lambda: bn.questions(ds))),
         (
-            "bn.leaderboard(dataset, bootstrap=0)",
-            best_of(lambda: bn.leaderboard(ds, bootstrap=0), 1),
+            "bn.leaderboard(dataset, n_resamples=0)",
+            best_of(lambda: bn.leaderboard(ds, n_resamples=0), 1),
         ),
         (
             "  of which frequentist.model_quality, no bootstrap",

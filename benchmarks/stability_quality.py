@@ -52,7 +52,7 @@ def _check_against_leaderboard(ds) -> None:
     ours = model_quality(ds, n_bootstrap=0).set_index("model")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # notes of the rank intervals, not used here
-        board = bn.tidy(bn.leaderboard(ds, bootstrap=20)).set_index("model")
+        board = bn.tidy(bn.leaderboard(ds, n_resamples=20)).set_index("model")
     for m in METRICS:
         np.testing.assert_allclose(ours.loc[board.index, m], board[m], rtol=1e-9)
 

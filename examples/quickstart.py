@@ -44,7 +44,7 @@ print(
 # What could this benchmark detect, for this pair's noise?
 power = bn.tidy(bn.power(ds, pair=(a, b), difference=0.01))
 for k in (1, 10):
-    row = bn.tidy(bn.power(ds, pair=(a, b), k=k)).iloc[0]
+    row = bn.tidy(bn.power(ds, pair=(a, b), planned_samples_per_question=k)).iloc[0]
     print(
         f"  smallest gap detectable (80% power, 5% level) with K = {k:>2}: "
         f"{row['paired_min_difference']:.4f}"
@@ -56,4 +56,4 @@ print(
 print("Frequentist and Bayesian answers for close pairs (|difference| <= 0.01), population:")
 cols = ["model_a", "model_b", "difference", "difference_low", "difference_high"]
 cols += ["mu_difference_low", "mu_difference_high", "prob_a_better_population"]
-print(render(bn.tidy(bn.compare(ds, pairs=True, max_difference=0.01))[cols]))
+print(render(bn.tidy(bn.compare(ds, by="pair", max_difference=0.01))[cols]))

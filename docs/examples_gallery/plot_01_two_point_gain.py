@@ -67,7 +67,7 @@ row[["model_a", "model_b", "difference", "p_value", "p_value_adjusted"]]
 # :func:`bayesnoise.compare` puts both answers side by side. ``prob_a_better`` is the posterior
 # probability that A did better than B *on these 800 questions* (only prediction noise);
 # ``prob_a_better_population`` the probability that A is better on new questions like these.
-both = bn.tidy(bn.compare(ds, pairs=True, models=[A, B]))
+both = bn.tidy(bn.compare(ds, by="pair", models=[A, B]))
 both[
     [
         "difference",

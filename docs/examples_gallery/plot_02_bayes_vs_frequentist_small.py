@@ -85,7 +85,7 @@ fig.tight_layout()
 # For a pair, ``prob_a_better`` is the posterior probability that A did better than B on these
 # questions, ``prob_a_better_population`` that A is better on the population; the frequentist
 # counterparts are the two intervals and the paired t test.
-pairs = bn.tidy(bn.compare(small, pairs=True))
+pairs = bn.tidy(bn.compare(small, by="pair"))
 pairs[
     [
         "model_a",
