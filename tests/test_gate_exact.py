@@ -175,3 +175,23 @@ def test_size_at_n10_k1_null():
     old = np.where(np.isnan(t), np.where(d.mean(1) < 0, 0.0, 1.0), t) < ALPHA
     assert old.mean() > flags.mean()
     assert all(gate(x).test == "sign" for x in d[:20])
+
+
+def test_combined_exact_test_is_the_weighted_sign_flip_enumeration():
+    """Two small benchmarks: the combined test of the mean of their mean differences is the
+    sign-flip test of the differences weighted 1 / N_b, all 2^N patterns listed."""
+    a = np.array([-1.0, -1.0, 0.0, -1.0, 1.0])
+    b = np.array([-0.5, 0.0, -0.25])
+    res = gate([a, b])
+    top = res.rows.iloc[-1]
+    assert top["benchmark"] == "combined" and top["test"] == "sign-flip"
+    assert abs(top["p_value_regression"] - _brute_force_p(np.r_[a / a.size, b / b.size])) < 1e-12
+    assert np.isnan(top["change_low"]) and "no interval" in res.verdict.splitlines()[2]
+
+
+def test_interval_at_another_level_is_the_betting_interval_there():
+    d = np.array([-1.0, -1.0, -1.0, 0.0, -1.0, 1.0, -1.0, -1.0])
+    res = gate(d)
+    wide, narrow = res.confidence_interval(0.99), res.confidence_interval(0.5)
+    assert wide.low <= narrow.low and narrow.high <= wide.high
+    assert narrow.high - narrow.low > 0 and wide.low <= d.mean() <= wide.high

@@ -83,7 +83,7 @@ def test_an_empty_sequence_is_an_error_never_blank_cells(tmp_path, capsys):
     import io
 
     table = pd.read_csv(io.StringIO(out.out))
-    assert table[["confidence_sequence_low", "confidence_sequence_high"]].notna().all(None)
+    assert table[["confidence_sequence_low", "confidence_sequence_high"]].notna().all(axis=None)
     assert "questions in random order (--rng 3)" in out.err
 
 
