@@ -143,7 +143,8 @@ def register(sub) -> None:
         "--method",
         choices=("frequentist", "bayes"),
         default="frequentist",
-        help="paired t test (default) or the Dirichlet-process posterior",
+        help="frequentist (default): paired t test, or an exact test on few questions (named "
+        "in the verdict); bayes: the Dirichlet-process posterior",
     )
     add_n_resamples(p, 4000, "posterior draws (bayes)", old=("--draws",))
     add_rng(p, "bayes")

@@ -181,9 +181,13 @@ def check(
         Family-wise level of the one-sided question "is the candidate worse?".
     method : {"frequentist", "bayes"}, default "frequentist"
         The paired t test, or the Dirichlet-process posterior (regression when
-        P(drop > margin) >= 1 - alpha).
+        P(drop > margin) >= 1 - alpha). Frequentist on few questions (every difference
+        equal, or fewer than 30 that differ): an exact test decides instead, named in
+        ``test`` and the verdict (sign test, sign-flip test, or with a margin the betting
+        test; :mod:`bayesnoise.decide.gate`), with the betting interval.
     n_resamples : int, default 4000
-        Monte Carlo draws of the posterior (bayes).
+        Monte Carlo draws of the posterior (bayes); random sign patterns of a sign-flip test
+        beyond its exact range (40 differing questions).
     rng : int or numpy.random.Generator, default 0
         Seed (or generator) of the posterior draws.
     progress : bool, default True

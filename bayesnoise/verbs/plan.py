@@ -201,7 +201,7 @@ def plan(
             table[single] = k1.to_numpy()
             warnings.warn(
                 f"plan: reference {reference!r} has runs with one sample per question: those "
-                "rows plan N at K = 1 (a pilot with K >= 2 plans K too; see docs/howto/plan-budget.md)",
+                "rows plan N at K = 1 (a pilot with K >= 2 plans K too; see docs/decide-in-ci.md)",
                 UserWarning,
                 stacklevel=2,
             )
