@@ -502,3 +502,19 @@ def test_cruxeval_samples_at_k10_use_the_question_means(shared_data):
     low, high = res.confidence_interval(0.95)
     assert abs(float(r["rate_t_low"][0]) - low) < 1e-12
     assert abs(float(r["rate_t_high"][0]) - high) < 1e-12
+
+
+def test_options_in_the_one_spelling():
+    s = np.array([[1, 0, 1, 1], [0, 0, 1, 0]])
+    with pytest.raises(ValueError, match="alternative='greater' or 'less'"):
+        bn.rate(s, alternative="one-sided")
+    with pytest.raises(TypeError, match="by='pair'"):
+        bn.rate(s, pairs=True)
+    with pytest.raises(ValueError, match="confidence_level=None"):
+        bn.rate(s, confidence_level=None)
+    with pytest.raises(DataError, match="give a threshold"):
+        bn.rate(s, success="below")
+    with pytest.raises(DataError, match="leave threshold"):
+        bn.threshold(s, grid="0.5", threshold=0.5)
+    with pytest.raises(DataError, match="start:stop:step"):
+        bn.threshold(s, grid="0.9:0.5:0.1")

@@ -7,7 +7,7 @@ import numpy as np
 
 from bayesnoise.data import DataError
 
-from ._inputs import dataset, fill_docs
+from ._inputs import check_value, dataset, fill_docs, interval_level
 from ._rate_priors import PRIOR_HELP, model_priors  # noqa: F401  (PRIOR_HELP: for the CLI)
 from ._result import to_result
 
@@ -16,15 +16,12 @@ __all__ = ["exact_coverage", "parse_grid", "rate", "threshold"]
 BY = ("model", "pair")
 
 
-def _check(by, alternative, target):
+def _check(verb, by, alternative, target, confidence_level):
     from bayesnoise.frequentist.rate import ALTERNATIVES
 
-    if by not in BY:
-        raise DataError(f"by must be 'model' or 'pair', got {by!r}")
-    if alternative not in ALTERNATIVES:
-        raise DataError(
-            f"alternative must be one of {', '.join(ALTERNATIVES)}, got {alternative!r}"
-        )
+    check_value(verb, "by", by, BY)
+    check_value(verb, "alternative", alternative, ALTERNATIVES)
+    interval_level(verb, confidence_level, "the credible intervals")
     if target is not None and not 0 < float(target) < 1:
         raise DataError(f"target must be in (0, 1), got {target}")
 
@@ -100,7 +97,7 @@ def rate(
     """
     from bayesnoise.decide.rate import rate_pairs_table, rate_table
 
-    _check(by, alternative, target)
+    _check("rate", by, alternative, target, confidence_level)
     ds = dataset(data, progress=progress, **read)
     table_priors = _priors(ds, prior, priors)
     if by == "pair":
@@ -212,8 +209,8 @@ def threshold(
     base = dataset(data, progress=progress, **read)  # models in the order of the mean score
     order = base["model"].values
     keep = ["successes", "trials", "accuracy", "rate", "rate_low", "rate_high"]
+    _check("threshold", "model", "greater", target, confidence_level)
     if target is not None:
-        _check("model", "greater", target)
         keep.append("prob_rate_above")
     parts, notes = [], {}
     for t in values:
