@@ -16,6 +16,11 @@ from .gate import _check_alpha
 __all__ = ["plan"]
 
 
+def _both(name: str) -> str:
+    """An option as both spell it: ``cost_question (CLI: --cost-question)``."""
+    return f"{name} (CLI: --{name.replace('_', '-')})"
+
+
 def _empty(data) -> bool:
     return data is None or (isinstance(data, list | tuple) and len(data) == 0)
 
@@ -163,7 +168,7 @@ def plan(
 
     for name, value in (("cost_question", cost_question), ("cost_sample", cost_sample)):
         if value is None or not np.isfinite(float(value)) or float(value) <= 0:
-            raise DataError(f"{name} must be a number > 0 (a cost), got {value}")
+            raise DataError(f"{_both(name)} must be a number > 0 (a cost), got {value}")
     if (difference is None) == (target_se is None) and resample is None:
         raise DataError(
             "give exactly one target: difference= (with power) or target_se= (CLI: "
@@ -171,9 +176,9 @@ def plan(
         )
     for name, value in (("difference", difference), ("target_se", target_se)):
         if value is not None and not float(value) > 0:
-            raise DataError(f"{name} must be > 0, got {value}")
+            raise DataError(f"{_both(name)} must be > 0, got {value}")
     if not 0 < float(power) < 1:
-        raise DataError(f"power must be in (0, 1), got {power}")
+        raise DataError(f"{_both('power')} must be in (0, 1), got {power}")
     _check_alpha(alpha, 1.0)
     check_value("plan", "alternative", alternative, ("two-sided", "greater", "less"))
     opts = {
@@ -380,7 +385,7 @@ def _resample(ds, budget):
             f"(CLI: --pair A B); models are {', '.join(map(str, ds[MODEL].values[:20]))}"
         )
     if int(budget) < 1:
-        raise DataError(f"resample must be a whole number of samples >= 1, got {budget}")
+        raise DataError(f"{_both('resample')} must be a whole number of samples >= 1, got {budget}")
     ds = complete(ds, on_missing="raise")
     c, k = beta_binomial_counts(ds, needed_by="adaptive K (resample)")
     models = [str(m) for m in ds[MODEL].values]
