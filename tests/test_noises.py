@@ -252,3 +252,9 @@ def test_mcmc_derived_accuracies_equal_monte_carlo_over_the_effects():
 
 def special_expit(z):
     return 1 / (1 + np.exp(-z))
+
+
+def test_one_template_is_refused_with_the_reason():
+    df = _frame()
+    with pytest.raises(DataError, match=r"1 template levels"):
+        bn.noises(df[df.template == "t1"], factors=["template"])

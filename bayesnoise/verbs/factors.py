@@ -71,6 +71,21 @@ def _cells(ds, factor: str, replicates: list[str]):
     return out
 
 
+def _check_design(present, what: str, factor: str, source: str) -> None:
+    """At least 2 questions and 2 levels with results, and a question under 2 levels and a
+    level with 2 questions (else the components are not identified)."""
+    questions = int(present.any(axis=1).sum())
+    levels = int(present.any(axis=0).sum())
+    crossed = present.sum(axis=1).max() >= 2 and present.sum(axis=0).max() >= 2
+    if questions < 2 or levels < 2 or not crossed:
+        raise DataError(
+            f"{source}: {what} has results for {questions} questions under {levels} {factor} "
+            f"levels{'' if crossed else ', never two levels on one question'}; the {factor} "
+            f"noise needs at least 2 of each, crossed (the same questions under several "
+            f"{factor}s)"
+        )
+
+
 def _fit_model(c, k, sq, split: bool):
     from bayesnoise.frequentist.crossed import cell_means, crossed_fit
 
@@ -221,8 +236,7 @@ def noises(
     rows, comps, keys = [], [], []
     if by == "model":
         for i, model in enumerate(models):
-            if present[i].sum() < 2:
-                raise DataError(f"{attr(ds, 'source')}: model {model!r} has fewer than 2 cells")
+            _check_design(present[i], f"model {model!r}", factor, attr(ds, "source"))
             fit = _fit_model(correct[i], samples[i], sum_sq[i], split)
             rows.append(_row(fit, level, "accuracy", factor, fit.mean_runs, pair=False))
             comps.append(_components(fit, split))
@@ -233,6 +247,8 @@ def noises(
         labels[1] = f"model x {factor}"
         for i in range(len(models)):
             for j in range(i + 1, len(models)):
+                what = f"pair {models[i]!r} - {models[j]!r} (cells both have)"
+                _check_design(present[i] & present[j], what, factor, attr(ds, "source"))
                 fit, runs = _fit_pair(
                     (correct[i], samples[i], sum_sq[i]),
                     (correct[j], samples[j], sum_sq[j]),
