@@ -280,6 +280,11 @@ def test_all_successes_and_all_failures():
     assert abs(float(r["p_value_binomial"].sel(model="all")) - 0.5**25) < 1e-15
     assert float(r["p_value_binomial"].sel(model="none")) == 1.0
     assert float(r["rate_exact_low"].sel(model="none")) == 0.0
+    k3 = bn.from_arrays(np.array([[3] * 30, [0] * 30]), np.full((2, 30), 3), models=["all", "none"])
+    r3 = bn.rate(k3, target=0.5)  # K = 3: the t-test is undefined (no spread), not p = 0
+    assert np.isnan(r3["p_value_t"]).all() and np.isnan(r3["rate_t_low"]).all()
+    assert float(r3["prob_rate_above"].sel(model="all")) > 0.99
+    assert float(r3["rate_hpd_high"].sel(model="all")) <= 1.0
 
 
 # -- pairs -------------------------------------------------------------------------

@@ -161,7 +161,8 @@ def mean_rate_test(
     -------
     dict
         ``p_value_t`` (NaN without a target), ``rate_t_low``, ``rate_t_high`` (scipy's
-        ``TtestResult.confidence_interval``, one-sided like the test; the open end is 0 or 1).
+        ``TtestResult.confidence_interval``, one-sided like the test; the open end is 0 or 1);
+        all NaN when every question has the same mean score (the t-test is undefined).
 
     Examples
     --------
@@ -172,6 +173,8 @@ def mean_rate_test(
     _check_alternative(alternative)
     level = check_confidence_level(confidence_level)
     x = np.asarray(question_means, dtype=float)
+    if x.size < 2 or np.ptp(x) == 0:  # every question the same score: the t-test is undefined
+        return {"p_value_t": np.nan, "rate_t_low": np.nan, "rate_t_high": np.nan}
     res = stats.ttest_1samp(x, 0.5 if target is None else float(target), alternative=alternative)
     low, high = _open_end(*res.confidence_interval(level))
     return {
