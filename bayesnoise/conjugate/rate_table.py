@@ -37,8 +37,9 @@ _HERMITE = np.polynomial.hermite_e.hermegauss(64)  # nodes, weights for N(0, 1) 
 _GOLDEN = (np.sqrt(5) - 1) / 2
 
 
-def _golden_hpd(quantile, level: float) -> tuple[float, float]:
-    """Shortest interval ``[Q(t), Q(t + level)]`` of a unimodal law, by golden section on t."""
+def _golden_t(quantile, level: float) -> float:
+    """The t of the shortest interval ``[Q(t), Q(t + level)]`` of a unimodal law, by golden
+    section on t."""
     lo, hi = 0.0, 1.0 - level
     for _ in range(60):  # the bracket shrinks by 0.618 a step: 60 steps ~ 3e-13
         x1 = hi - _GOLDEN * (hi - lo)
@@ -47,8 +48,7 @@ def _golden_hpd(quantile, level: float) -> tuple[float, float]:
             hi = x2
         else:
             lo = x1
-    t = 0.5 * (lo + hi)
-    return float(quantile(t)), float(quantile(t + level))
+    return 0.5 * (lo + hi)
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,19 @@ class MixtureRatePosterior:
             q_low, q_high = tail_probabilities(level)
             return ConfidenceInterval(self.ppf(q_low), self.ppf(q_high))
         if method == "hdi":
-            return ConfidenceInterval(*_golden_hpd(self.ppf, level))
+            # golden section on a tabulated inverse CDF (a 20,001-node grid in logit mu: the
+            # width it minimises is off by ~1e-7), then the exact quantiles at the t found
+            eta = np.linspace(
+                (self.eta - 12 * self.eta_sd).min(), (self.eta + 12 * self.eta_sd).max(), 20_001
+            )
+            cdf = (self.weight * special.ndtr((eta[:, None] - self.eta) / self.eta_sd)).sum(1)
+            mu = special.expit(eta)
+
+            def table_ppf(q):
+                return float(np.interp(q, cdf, mu))
+
+            t = _golden_t(table_ppf, level)
+            return ConfidenceInterval(self.ppf(t), self.ppf(t + level))
         raise ValueError(f"method must be 'equal_tailed' or 'hdi', got {method!r}")
 
 
