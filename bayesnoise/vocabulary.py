@@ -314,7 +314,9 @@ _ENTRIES = [
     _c(
         "dbar",
         "dbar (these questions, Bayes)",
-        "posterior mean of mean_i (u_A,i - u_B,i): A - B on these questions",
+        "posterior mean of mean_i (u_A,i - u_B,i): A - B on these questions; with a K = 1 "
+        "model, from the narrower of the binomial bound and the population interval "
+        "(dbar_method says which)",
         _DIFF,
         THESE,
         "bayes",
@@ -323,13 +325,24 @@ _ENTRIES = [
     _c(
         "prob_a_better",
         "P(A > B), these questions (Bayes)",
-        "posterior P(dbar > 0)",
+        "posterior P(dbar > 0) (with a K = 1 model, from the answer dbar_method names)",
         _PROB,
         THESE,
         "bayes",
     ),
     _c(
         "mu_difference",
+    _c(
+        "dbar_method",
+        "dbar from (these questions, Bayes)",
+        "where dbar, its interval and prob_a_better come from: posterior (the two models' ubar "
+        "posteriors); binomial bound (K = 1) (kappa-free, ignores the pairing); population "
+        "interval (K = 1) (mu_difference's, valid for these questions too: the prediction "
+        "variance of a paired difference is at most its total variance; used when narrower)",
+        "",
+        THESE,
+        "bayes",
+    ),
         "mu A - mu B (population, Bayes)",
         "posterior mean of mu A - mu B, the paired difference of the population accuracies "
         "(Dirichlet weights over questions, shared by the pair); not a difference of Beta means "
@@ -1489,15 +1502,16 @@ _COMMAND_COLUMNS: dict[str, tuple[str, ...]] = {
     ),
     "compare": (
         *("model", "questions", "samples_per_question", "accuracy", "accuracy_here", "ubar"),
-        *("mu", "kappa", "kappa_status", "model_a", "model_b", "difference"),
-        *("difference_here", "dbar", "prob_a_better", "mu_difference"),
+        *("mu", "kappa_median", "kappa_status", "model_a", "model_b", "difference"),
+        *("difference_here", "dbar", "prob_a_better", "dbar_method", "mu_difference"),
         *("prob_a_better_population", "z", "p_value", "p_value_sign_questions"),
     ),
     "posterior": (
         *("model", "questions", "accuracy", "mu", "ubar", "ubar_prior", "kappa"),
         *("kappa_status", "se_data_bayes", "se_prediction_bayes", "model_a", "model_b"),
-        *("dbar", "prob_a_better", "mu_difference", "prob_a_better_population", "mu_beta"),
-        *("ubar_mcmc", "kappa_mcmc", "se_data_mcmc", "se_prediction_mcmc", "dbar_mcmc"),
+        *("dbar", "prob_a_better", "dbar_method", "mu_difference", "prob_a_better_population"),
+        "mu_beta",
+        *("ubar_mcmc", "kappa_median_mcmc", "se_data_mcmc", "se_prediction_mcmc", "dbar_mcmc"),
         *("prob_a_better_mcmc", "mu_beta_difference", "prob_a_better_beta"),
     ),
     "ranks": ("model", "accuracy", "prob_best", "expected_rank", "rank", "in_top_group", "group"),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
+from scipy import special, stats
 
 from bayesnoise._common import z_from_level
 from bayesnoise.conjugate import fit_empirical_bayes, integrated_moments, population_accuracy
@@ -155,8 +155,9 @@ def population_difference_cell(
     dict of str to float
         ``coverage`` of the interval, ``p_over_95`` (share of replicates with
         ``prob_a_better_population > 0.95``; 0.05 when calibrated), their Monte Carlo standard
-        errors ``coverage_mcse`` and ``p_over_95_mcse`` (``sqrt(p (1 - p) / R)``), and
-        ``mean_width``.
+        errors ``coverage_mcse`` and ``p_over_95_mcse`` (``sqrt(p (1 - p) / R)``),
+        ``mean_width`` and ``width_ratio_t`` (median over the replicates with a discordant
+        question of the width / the paired t interval's, ``2 t_{N-1} sd(d) / sqrt(N)``).
 
     Examples
     --------
@@ -173,10 +174,15 @@ def population_difference_cell(
     )
     cover = (post["low"] <= 0) & (0 <= post["high"])
     over = post["prob_a_better"] > 0.95
+    n = d.shape[-1]
+    t_width = 2 * stats.t.ppf(0.5 + confidence_level / 2, n - 1) * d.std(-1, ddof=1) / np.sqrt(n)
+    some = t_width > 0
+    ratio = (post["high"] - post["low"])[some] / t_width[some]
     return {
         "coverage": float(cover.mean()),
         "coverage_mcse": float(np.sqrt(cover.mean() * (1 - cover.mean()) / r)),
         "p_over_95": float(over.mean()),
         "p_over_95_mcse": float(np.sqrt(over.mean() * (1 - over.mean()) / r)),
         "mean_width": float((post["high"] - post["low"]).mean()),
+        "width_ratio_t": float(np.median(ratio)) if ratio.size else np.nan,
     }

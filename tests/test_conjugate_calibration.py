@@ -6,6 +6,7 @@ assumed kappa printed as measured), a population paired difference that collapse
 questions differ, and a population-level P(A > B) that was missing.
 """
 
+import functools
 import warnings
 from pathlib import Path
 
@@ -160,6 +161,7 @@ def test_pairs_table_has_both_probabilities_beside_their_intervals():
         "dbar_low",
         "dbar_high",
         "prob_a_better",
+        "dbar_method",
         "mu_difference",
         "mu_difference_low",
         "mu_difference_high",
@@ -200,12 +202,33 @@ _CELLS = [
 ]
 
 
+@functools.cache
+def _population_difference(n, k, acc):
+    return population_difference_cell(n, k, acc, replicates=600, draws=800, rng=n + k)
+
+
+def _width_and_size(out, acc):
+    """Width: median over replicates of the width / the paired t interval's <= 1.3 (issue 20's
+    criterion; 0.95-1.13 measured). Size of P(A > B) > 0.95 under the null: at most the 6% end
+    of the 4-6% target plus 3 binomial MCSE at R = 600 (sqrt(0.06 x 0.94 / 600) = 0.0097:
+    0.089), and at accuracy 0.5 at least 0.04 - 3 sqrt(0.04 x 0.96 / 600) = 0.016."""
+    assert out["width_ratio_t"] <= 1.3, out
+    assert out["p_over_95"] <= 0.06 + 3 * np.sqrt(0.06 * 0.94 / 600), out
+    if acc == 0.5:
+        assert out["p_over_95"] >= 0.04 - 3 * np.sqrt(0.04 * 0.96 / 600), out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("n", "k", "acc"), [getattr(c, "values", c) for c in _CELLS])
+def test_population_difference_width_and_size(n, k, acc):
+    """Every cell, the strict-xfail coverage cell included (no xfail here): a wider interval
+    or a lost size fails even where coverage is a known limit (issue 28)."""
+    _width_and_size(_population_difference(n, k, acc), acc)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("n", "k", "acc"), _CELLS)
 def test_population_difference_calibration(n, k, acc):
     out = population_difference_cell(n, k, acc, replicates=600, draws=800, random_seed=n + k)
     tol = 3 * np.sqrt(0.95 * 0.05 / 600)
     assert abs(out["coverage"] - 0.95) <= tol, out
-    assert out["p_over_95"] <= 0.06 + 3 * np.sqrt(0.06 * 0.94 / 600), out
-    if acc == 0.5:
-        assert out["p_over_95"] >= 0.04 - 3 * np.sqrt(0.04 * 0.96 / 600), out

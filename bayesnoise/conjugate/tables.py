@@ -13,7 +13,7 @@ from bayesnoise.data import DataError, attr, beta_binomial_counts, complete, is_
 
 from .dirichlet import population_accuracy
 from .empirical_bayes import fit_empirical_bayes
-from .k1 import bound_models
+from .k1 import BINOMIAL, bound_models
 from .pairs import all_pairs_difference, population_difference
 from .posterior import population_variances
 from .ubar_prior import ubar_posterior
@@ -52,6 +52,7 @@ POSTERIOR_PAIR_COLUMNS = [
     "prob_a_better_population",
 ]
 
+    "dbar_method",
 _DRAWS = 1000
 
 
@@ -268,6 +269,42 @@ def posterior_pairs_table(
     confidence_level: float = 0.95,
     kappa=None,
     random_seed=0,
+#: ``dbar_method``: where a pair's these-questions answer (dbar, its interval, prob_a_better)
+#: comes from.
+DBAR_METHODS = {
+    "posterior": "posterior",  # the two models' ubar posteriors (each under its ubar_prior)
+    "binomial": BINOMIAL,
+    "population": "population interval (K = 1)",
+}
+
+
+def _k1_here(pairs, pop, bound):
+    """The these-questions answer of every pair: the models' posteriors, or at K = 1 the
+    narrower of the binomial bound and the population answer.
+
+    With one sample per question the binomial bound (each model's Jeffreys posterior, kappa
+    free) is valid whatever the difficulties, but it ignores the pairing: on real difficulty
+    shapes (``studies/k1_difference.py``, human_eval_plus, math500 and AIME pools, N = 30-500)
+    it was 1.13-1.33x the paired t width on close pairs, 1.31-1.56x for a model against
+    itself, and covered 0.985-0.998. The population interval (``mu_difference``) is valid for these
+    questions too: the these-questions error of the observed difference is its prediction
+    noise, whose variance is at most the total variance the population interval allows for.
+    So a pair with a K = 1 model takes whichever of the two is narrower, with its
+    ``prob_a_better``, and ``dbar_method`` says which (``DBAR_METHODS``).
+    """
+    k1 = bound[:, None] | bound[None, :]
+    use_pop = k1 & ((pop["high"] - pop["low"]) < (pairs["high"] - pairs["low"]))
+    out = {key: np.where(use_pop, pop[key], pairs[key]) for key in ("mean", "low", "high")} | {
+        "prob_a_better": np.where(use_pop, pop["prob_a_better"], pairs["prob_a_better"])
+    }
+    method = np.where(
+        use_pop,
+        DBAR_METHODS["population"],
+        np.where(k1, DBAR_METHODS["binomial"], DBAR_METHODS["posterior"]),
+    ).astype(object)
+    return out, method
+
+
     on_missing: str = "raise",
     progress: bool = True,
     ubar_prior: str = "auto",
@@ -302,8 +339,8 @@ def posterior_pairs_table(
     -------
     pandas.DataFrame
         One row per unordered pair (a before b in the dataset's model order), columns
-        ``model_a, model_b, dbar, dbar_low, dbar_high, prob_a_better, mu_difference,
-        mu_difference_low, mu_difference_high, prob_a_better_population``:
+        ``model_a, model_b, dbar, dbar_low, dbar_high, prob_a_better, dbar_method,
+        mu_difference, mu_difference_low, mu_difference_high, prob_a_better_population``:
 
         - ``dbar`` = posterior mean of ``dbar = mean_i (u_Ai - u_Bi)`` on *these*
           questions, its credible interval and ``prob_a_better = P(dbar > 0)`` (Monte Carlo from
@@ -311,7 +348,11 @@ def posterior_pairs_table(
           ``ubar_prior``, which are independent given the data: their exact first
           four cumulants give the Cornish-Fisher interval and the Edgeworth probability of
           every pair at once, Monte Carlo with shared per-model draws where the difference is
-          too skewed for that, see :func:`bayesnoise.conjugate.all_pairs_difference`);
+          too skewed for that, see :func:`bayesnoise.conjugate.all_pairs_difference`); for a
+          pair with a K = 1 model, the narrower of that (the binomial bound) and the
+          population answer below, which is valid for these questions too; ``dbar_method``
+          says which (``posterior``, ``binomial bound (K = 1)``,
+          ``population interval (K = 1)``; see :func:`_k1_here`);
         - ``mu_difference`` = posterior mean of the population paired difference
           E_x[u_A - u_B], its interval and ``prob_a_better_population`` = P(population difference
           > 0) (Dirichlet-process posterior over the per-question differences with two prior
@@ -354,11 +395,13 @@ def posterior_pairs_table(
         c / k, confidence_level=level, draws=4000, random_seed=np.random.default_rng(seed_pop)
     )
     matrices = {
-        "dbar": pairs["mean"],
-        "dbar_low": pairs["low"],
-        "dbar_high": pairs["high"],
-        "prob_a_better": pairs["prob_a_better"],
+        "dbar": here["mean"],
+        "dbar_low": here["low"],
+        "dbar_high": here["high"],
+        "prob_a_better": here["prob_a_better"],
+        "dbar_method": method,
         "mu_difference": pop["mean"],
+    here, method = _k1_here(pairs, pop, np.asarray(post["prior"]) == BINOMIAL)
         "mu_difference_low": pop["low"],
         "mu_difference_high": pop["high"],
         "prob_a_better_population": pop["prob_a_better"],

@@ -126,10 +126,12 @@ def compare_pairs(
     -------
     pandas.DataFrame
         ``model_a, model_b, difference, difference_here_low, difference_here_high, dbar_low,
-        dbar_high, prob_a_better, difference_low, difference_high, mu_difference_low,
+        dbar_high, prob_a_better, dbar_method, difference_low, difference_high, mu_difference_low,
         mu_difference_high, prob_a_better_population, z, p_value, p_value_sign_questions`` (the
         names, and numbers, of :func:`bayesnoise.frequentist.pair_noise` and
-        :func:`bayesnoise.conjugate.posterior_pairs_table`): ``prob_a_better`` is P(a > b) on these questions, beside their interval;
+        :func:`bayesnoise.conjugate.posterior_pairs_table`): ``prob_a_better`` is P(a > b) on
+        these questions, beside their interval (``dbar_method`` says where both come from:
+        with a K = 1 model, the narrower of the binomial bound and the population answer);
         ``prob_a_better_population`` is P(a > b) on the population, beside that interval.
 
     Examples
@@ -167,6 +169,7 @@ def compare_pairs(
             "dbar_low": bayes["dbar_low"].to_numpy(),
             "dbar_high": bayes["dbar_high"].to_numpy(),
             "prob_a_better": bayes["prob_a_better"].to_numpy(),
+            "dbar_method": bayes["dbar_method"].to_numpy(),
             "difference_low": freq["difference_low"],
             "difference_high": freq["difference_high"],
             "mu_difference_low": bayes["mu_difference_low"].to_numpy(),
