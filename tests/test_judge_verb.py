@@ -134,3 +134,12 @@ def test_figure_draws_the_verb_intervals():
     assert np.allclose(x, r["accuracy_ppi"].to_numpy())
     ends = np.array([seg[:, 0] for seg in ppi.lines[2][0].get_segments()])
     assert np.allclose(ends, np.c_[r["accuracy_ppi_low"], r["accuracy_ppi_high"]])
+
+
+def test_report_section(tmp_path):
+    out = bn.report(EXAMPLE, output=tmp_path / "judge.html", human_col="human")
+    html = out.read_text()
+    r = bn.judge(EXAMPLE)
+    assert "random sample" in html and "data:image/png;base64," in html
+    low = float(r["accuracy_ppi_low"].sel(model="model_c"))
+    assert f"{low:.3f} –" in html  # the corrected interval as the verb computed it

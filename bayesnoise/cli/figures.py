@@ -44,6 +44,9 @@ def register(sub) -> None:
     )
     add_level(p, "interval level (default 0.95)", 0.95)
     add_rng(p, "Monte Carlo intervals")
+    p.add_argument("--judge-col", metavar="NAME", help="judge-graded table: score column")
+    p.add_argument("--human-col", metavar="NAME", help="judge-graded table: label column")
+    p.add_argument("--human", metavar="FILE", help="judge-graded table: label file")
     p.set_defaults(verb=verbs.report, shows="file")
 
     text = "typical noise of a public benchmark (bundled reference tables)"

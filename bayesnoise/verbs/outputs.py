@@ -21,6 +21,9 @@ def report(
     models_dir=None,
     confidence_level=0.95,
     rng=0,
+    judge_col=None,
+    human_col=None,
+    human=None,
     progress=True,
     **read,
 ):
@@ -42,6 +45,9 @@ def report(
         Seed (or generator) of the Monte Carlo intervals.
     progress : bool, default True
         Progress lines on standard error.
+    judge_col, human_col, human : optional
+        A judge-graded table (as in :func:`judge`): the report is its judge section
+        (judge-only, human-only and PPI++ numbers per model and pair, the figure).
     **read
         Input options (see :func:`bayesnoise.noise`).
 
@@ -58,6 +64,20 @@ def report(
     """
     from bayesnoise.report.html import write_report
 
+    if judge_col is not None or human_col is not None or human is not None:
+        from .judge import judge_report
+
+        return judge_report(
+            data,
+            output=output,
+            title=title,
+            confidence_level=confidence_level,
+            judge_col=judge_col,
+            human_col=human_col,
+            human=human,
+            progress=progress,
+            **read,
+        )
     level = interval_level("report", confidence_level, "the report's intervals")
     output = Path(output)
     if output.suffix.lower() not in (".html", ".htm"):
