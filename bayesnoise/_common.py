@@ -75,6 +75,23 @@ class ConfidenceInterval:
         return self.high - self.low
 
 
+def seed_of(rng) -> int | None:
+    """``rng`` (an int seed, None or a :class:`numpy.random.Generator`, SPEC 7) as an int seed,
+    for code that derives several streams from one seed: an int is kept (the same numbers),
+    a Generator gives one draw.
+
+    Examples
+    --------
+    >>> seed_of(3), isinstance(seed_of(np.random.default_rng(0)), int)
+    (3, True)
+    """
+    if isinstance(rng, np.random.Generator):
+        return int(rng.integers(2**63 - 1))
+    if rng is None or isinstance(rng, int | np.integer):
+        return None if rng is None else int(rng)
+    raise TypeError(f"rng must be an int seed or a numpy.random.Generator, got {rng!r}")
+
+
 def check_confidence_level(confidence_level: float) -> float:
     """Return ``confidence_level`` as a float after checking that it lies in (0, 1).
 

@@ -332,17 +332,17 @@ _ENTRIES = [
     ),
     _c(
         "mu_difference",
-    _c(
-        "dbar_method",
-        "dbar from (these questions, Bayes)",
-        "where dbar, its interval and prob_a_better come from: posterior (the two models' ubar "
-        "posteriors); binomial bound (K = 1) (kappa-free, ignores the pairing); population "
-        "interval (K = 1) (mu_difference's, valid for these questions too: the prediction "
-        "variance of a paired difference is at most its total variance; used when narrower)",
-        "",
-        THESE,
-        "bayes",
-    ),
+        _c(
+            "dbar_method",
+            "dbar from (these questions, Bayes)",
+            "where dbar, its interval and prob_a_better come from: posterior (the two models' ubar "
+            "posteriors); binomial bound (K = 1) (kappa-free, ignores the pairing); population "
+            "interval (K = 1) (mu_difference's, valid for these questions too: the prediction "
+            "variance of a paired difference is at most its total variance; used when narrower)",
+            "",
+            THESE,
+            "bayes",
+        ),
         "mu A - mu B (population, Bayes)",
         "posterior mean of mu A - mu B, the paired difference of the population accuracies "
         "(Dirichlet weights over questions, shared by the pair); not a difference of Beta means "
@@ -1587,7 +1587,17 @@ def _base(name: str) -> tuple[Column, str]:
 
 
 def is_registered(name: str) -> bool:
-    """Whether ``name`` (or the ``_low``/``_high`` end of a registered interval) is registered."""
+    """Whether ``name`` (or the ``_low``/``_high`` end of a registered interval) is registered.
+
+    Parameters
+    ----------
+    name : str
+        A column name.
+
+    Returns
+    -------
+    bool
+    """
     try:
         _base(name)
     except KeyError:
@@ -1597,6 +1607,16 @@ def is_registered(name: str) -> bool:
 
 def describe(name: str) -> dict[str, str]:
     """The registry entry of a column (interval ends included) as a dict.
+
+    Parameters
+    ----------
+    name : str
+        A registered column, or the ``_low`` / ``_high`` end of a registered interval.
+
+    Returns
+    -------
+    dict of str to str
+        ``name``, ``label``, ``description``, ``unit``, ``scope``, ``method``.
 
     Examples
     --------

@@ -80,7 +80,7 @@ def bench():
     rows.append(("EB fit, M=100 x N=1000 (ragged K, 2% missing)", t, "-"))
     t, _ = timed(lambda: closed_form_all(c, k))
     rows.append(("EB fit + all closed-form posteriors, M=100 x N=1000", t, "< 1 s"))
-    t, _ = timed(lambda: finite_sample_posterior(c, k, draws=200, random_seed=0), repeat=1)
+    t, _ = timed(lambda: finite_sample_posterior(c, k, draws=200, rng=0), repeat=1)
     rows.append(("  + MC intervals ubar/V_pred/V_x (200 draws)", t, "-"))
     hum = DATA / "all-the-noises" / "main" / "input_table_humaneval.csv"
     if hum.exists():
@@ -138,7 +138,7 @@ def compare_widths():
                 continue
             fr = pair_noise(ds)
         c, k = ds["correct"].values.astype(float), ds["samples"].values.astype(float)
-        pop = population_difference(c / k, draws=4000, random_seed=0)
+        pop = population_difference(c / k, draws=4000, rng=0)
         ia, ib = np.triu_indices(c.shape[0], k=1)
         bw = (pop["high"] - pop["low"])[ia, ib]
         fw = 2 * z_from_level(0.95) * fr["se_difference"].to_numpy()

@@ -153,7 +153,7 @@ def run(config, correct, k, draws, tune, chains=2, seed=1):
             tune=tune,
             chains=chains,
             cores=2,
-            random_seed=seed,
+            rng=seed,
             progressbar=False,
             check=False,
         )

@@ -31,7 +31,7 @@ def main(replicates: int = 1000) -> None:
     ):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            out = calibration_cell(n, k, mu, kappa, replicates=replicates, random_seed=seed)
+            out = calibration_cell(n, k, mu, kappa, replicates=replicates, rng=seed)
         note = ""
         if k == 1 and kappa != 1.0:
             note = "K=1: kappa assumed 1 (wrong)"

@@ -94,7 +94,7 @@ def main(argv=None):
                 draws=args.draws,
                 tune=1000,
                 chains=2,
-                random_seed=args.seed + s,
+                rng=args.seed + s,
                 progressbar=False,
                 check=False,
             )

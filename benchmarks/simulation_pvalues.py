@@ -85,7 +85,7 @@ def pair_pvalues(rng, shifts, n, k, reps, block):
         mat = pair_noise_dataset(
             from_arrays(correct, np.full(correct.shape, k)),
             n_permutations=PERMUTATIONS,
-            random_seed=int(rng.integers(2**31)),
+            rng=int(rng.integers(2**31)),
         )
         ia, ib = np.arange(0, 2 * r, 2), np.arange(1, 2 * r, 2)
         cols = [mat[name].values[ia, ib] for name in TESTS[:-1]]
@@ -141,7 +141,7 @@ def family_table(reps, draws, rng, ns=(100, 800)):
                 mat = pair_noise_dataset(ds)
                 p = adjust_pvalues(mat["p_value"].values[ia, ib], "holm")
                 holm += bool(np.any(p[null] <= 0.05))
-                out = simultaneous_intervals(ds, n_draws=draws, random_seed=r)
+                out = simultaneous_intervals(ds, n_draws=draws, rng=r)
                 diff, se = out["difference"].to_numpy(), out["se_difference"].to_numpy()
                 error = np.abs(diff - true_diff)
                 maxt += bool(np.any(error > (out["simultaneous_high"] - diff)))

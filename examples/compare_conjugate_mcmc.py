@@ -47,11 +47,11 @@ def main(argv=None):
     pd.set_option("display.float_format", "{:.4f}".format)
 
     t = time.perf_counter()
-    cf = conjugate.posterior_table(ds, random_seed=args.seed)
+    cf = conjugate.posterior_table(ds, rng=args.seed)
     t_cf = time.perf_counter() - t
     t = time.perf_counter()
     mc = posterior_table_mcmc(
-        ds, sampler=args.sampler, draws=args.draws, random_seed=args.seed, progressbar=False
+        ds, sampler=args.sampler, draws=args.draws, rng=args.seed, progressbar=False
     )
     t_mc = time.perf_counter() - t
     print(
@@ -77,7 +77,7 @@ def main(argv=None):
 
     if args.pairs:
         t = time.perf_counter()
-        cfp = conjugate.posterior_pairs_table(ds, random_seed=args.seed)
+        cfp = conjugate.posterior_pairs_table(ds, rng=args.seed)
         t_cf = time.perf_counter() - t
         t = time.perf_counter()
         mcp = posterior_table_mcmc(
@@ -85,7 +85,7 @@ def main(argv=None):
             pairs=True,
             sampler=args.sampler,
             draws=args.draws,
-            random_seed=args.seed,
+            rng=args.seed,
             progressbar=False,
         )
         t_mc = time.perf_counter() - t

@@ -25,7 +25,7 @@ DATA = HERE / "data" / "cruxeval_output_temp0.8.csv.gz"
 def bundled(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    report = write_report([DATA], out / "report.html", quiet=True)
+    report = write_report([DATA], out / "report.html", progress=False)
     print(f"report: {report} ({time.perf_counter() - start:.1f} s)")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -64,7 +64,7 @@ def all_the_noises(out: Path, shared: Path) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ds = bn.load(path)
-            write_report([ds], out / name, on_missing="intersect", quiet=True)
+            write_report([ds], out / name, on_missing="intersect", progress=False)
         took = time.perf_counter() - start
         label = f"{path.parent.name}/{path.name}"
         print(

@@ -20,7 +20,7 @@ def calibration_cell(
     *,
     replicates: int = 1000,
     confidence_level: float = 0.95,
-    random_seed=0,
+    rng=0,
 ) -> dict[str, float]:
     """Frequentist coverage of the 95% intervals for ubar, dbar and mu in one simulation cell.
 
@@ -44,7 +44,7 @@ def calibration_cell(
         True population accuracy and concentration.
     replicates : int, default 1000
     confidence_level : float, default 0.95
-    random_seed : int, default 0
+    rng : int or numpy.random.Generator, default 0
 
     Returns
     -------
@@ -60,11 +60,11 @@ def calibration_cell(
     >>> sorted(out)
     ['dbar', 'kappa_estimated', 'mc_se', 'mu', 'population_accuracy', 'ubar']
     """
-    rng = np.random.default_rng(random_seed)
+    gen = np.random.default_rng(rng)
     r, n = int(replicates), int(n_questions)
-    u = rng.beta(mu * kappa, (1 - mu) * kappa, size=(2, r, n))
+    u = gen.beta(mu * kappa, (1 - mu) * kappa, size=(2, r, n))
     k = np.full((2, r, n), float(samples))
-    c = rng.binomial(int(samples), u).astype(float)
+    c = gen.binomial(int(samples), u).astype(float)
     fit = fit_empirical_bayes(c, k, warn=False)
     z = z_from_level(confidence_level)
     mom = integrated_moments(c, k, fit)
@@ -132,7 +132,7 @@ def population_difference_cell(
     draws: int = 1000,
     prior_mass: float = PRIOR_MASS,
     confidence_level: float = 0.95,
-    random_seed=0,
+    rng=0,
 ) -> dict[str, float]:
     """Coverage of the population paired-difference interval under a null difference.
 
@@ -148,7 +148,7 @@ def population_difference_cell(
     replicates, draws : int, default 1000, 1000
     prior_mass : float, default 1.0
     confidence_level : float, default 0.95
-    random_seed : int, default 0
+    rng : int or numpy.random.Generator, default 0
 
     Returns
     -------
@@ -165,12 +165,12 @@ def population_difference_cell(
     >>> sorted(out)[:2]
     ['coverage', 'coverage_mcse']
     """
-    rng = np.random.default_rng(random_seed)
+    gen = np.random.default_rng(rng)
     r = int(replicates)
-    _, c = correlated_pair(int(n_questions), samples, accuracy, kappa, rho, r, rng)
+    _, c = correlated_pair(int(n_questions), samples, accuracy, kappa, rho, r, gen)
     d = (c[0] - c[1]) / samples
     post = paired_population_posterior(
-        d, confidence_level=confidence_level, draws=draws, prior_mass=prior_mass, random_seed=rng
+        d, confidence_level=confidence_level, draws=draws, prior_mass=prior_mass, rng=gen
     )
     cover = (post["low"] <= 0) & (0 <= post["high"])
     over = post["prob_a_better"] > 0.95

@@ -487,7 +487,7 @@ def _per_model(c, k, seed, check):
     """Intervals per model for the A replicates: dict name -> (low, high) arrays."""
     r = c.shape[0]
     ds = bn.from_arrays(c, np.full(c.shape, k), models=[f"a{i}" for i in range(r)])
-    cmp = _quiet(decide.compare_models, ds, confidence_level=LEVEL, random_seed=seed)
+    cmp = _quiet(decide.compare_models, ds, confidence_level=LEVEL, rng=seed)
     out = {
         "ubar": (cmp["ubar_low"].to_numpy(), cmp["ubar_high"].to_numpy()),
         "mu_bayes": (
@@ -502,7 +502,7 @@ def _per_model(c, k, seed, check):
     # same arguments today. Check that on the first group and measure it separately if the two
     # ever differ (the refactor may change compare_models).
     if check.get("posterior_table_separate") is None or check["posterior_table_separate"]:
-        pt = _quiet(conjugate.posterior_table, ds, confidence_level=LEVEL, random_seed=seed)
+        pt = _quiet(conjugate.posterior_table, ds, confidence_level=LEVEL, rng=seed)
         pt = pt.set_index("model").loc[cmp["model"]]
         same = np.allclose(pt["ubar_low"], out["ubar"][0], equal_nan=True) and np.allclose(
             pt["mu_high"], out["mu_bayes"][1], equal_nan=True
@@ -538,7 +538,7 @@ def _fresh(c, k, seed, new_questions):
         kk,
         confidence_level=LEVEL,
         draws=FRESH_DRAWS,
-        random_seed=seed,
+        rng=seed,
         **kw,
     )
     return np.asarray(fr.low, float), np.asarray(fr.high, float)
@@ -563,7 +563,7 @@ def _pair_group(cs, k, seed, check):
     names = np.array([[f"{t}{i}" for i in range(g)] for t in "ans"])  # a before n before s
     c = cs.transpose(1, 0, 2).reshape(3 * g, n)  # interleave a_i, n_i, s_i
     ds = bn.from_arrays(c, np.full(c.shape, k), models=names.T.reshape(-1).tolist())
-    cp = _quiet(decide.compare_pairs, ds, confidence_level=LEVEL, random_seed=seed)
+    cp = _quiet(decide.compare_pairs, ds, confidence_level=LEVEL, rng=seed)
     cp = cp.set_index(["model_a", "model_b"])
     # posterior_pairs_table is what `bayesnoise posterior --pairs` prints; compare_pairs calls it
     # with the same arguments today, so its Bayesian columns are used unless (a) the first group
@@ -576,7 +576,7 @@ def _pair_group(cs, k, seed, check):
         or check["pairs_table_separate"]
         or (_pairs_table_has_population_probability() and _first(cp, _P_POP) is None)
     ):
-        pp = _quiet(conjugate.posterior_pairs_table, ds, confidence_level=LEVEL, random_seed=seed)
+        pp = _quiet(conjugate.posterior_pairs_table, ds, confidence_level=LEVEL, rng=seed)
         pp = pp.set_index(["model_a", "model_b"])
         if first:
             sub = pp.loc[cp.index]
@@ -737,7 +737,7 @@ def _null_sizes(ca, cb, k, seeds):
                 frequentist.pair_noise,
                 ds,
                 n_permutations=PERMUTATIONS,
-                random_seed=int(seeds[i]),
+                rng=int(seeds[i]),
                 progress=False,
             )
             for name in PVALUES[:-1]:

@@ -174,7 +174,7 @@ def pair_cell(shape, mu, kappa, n, replicates, *, ubar_prior="auto", seed=0):
             ds,
             ubar_prior=ubar_prior,
             progress=False,
-            random_seed=int(rng.integers(2**31)),
+            rng=int(rng.integers(2**31)),
         )
         df = df.set_index(["model_a", "model_b"])
         keys = [(f"a{i}", f"b{i}") for i in range(m)]

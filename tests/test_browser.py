@@ -140,7 +140,7 @@ def test_report_in_headless_chromium(bundled_data, tmp_path):
     data = bundled_data / "cruxeval_output_temp0.8.csv.gz"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        report = write_report([data], tmp_path / "report.html", quiet=True)
+        report = write_report([data], tmp_path / "report.html", progress=False)
     models = bn.load(data)["model"].values.astype(str).tolist()
     devtools = DevTools(binary, tmp_path / "profile")
     try:
@@ -277,7 +277,7 @@ def test_report_layout_at_leaderboard_size(m, tmp_path):
     binary = _browser()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        report = write_report({f"m{m}": _leaderboard(m)}, tmp_path / f"m{m}.html", quiet=True)
+        report = write_report({f"m{m}": _leaderboard(m)}, tmp_path / f"m{m}.html", progress=False)
     facts = _layout(binary, report, tmp_path / "profile")
     assert facts["page"][0] <= facts["page"][1], "the page scrolls sideways"
     for t in facts["tables"]:

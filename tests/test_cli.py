@@ -251,7 +251,7 @@ def test_bad_input_is_exit_2_but_bugs_are_not_hidden(monkeypatch, crux):
         (
             ("--method", "bayes", "--confidence-level", "0.95"),
             lambda ds: __import__("bayesnoise").conjugate.posterior_passk_table(
-                ds, 3, confidence_level=0.95, random_seed=0
+                ds, 3, confidence_level=0.95, rng=0
             ),
         ),
     ],
@@ -323,7 +323,7 @@ def test_pairs_simultaneous_columns_come_from_all_pairs(capsys, crux, method):
         "0.01",
     )
     expected = decide.simultaneous_intervals(
-        by_accuracy(load(crux)), method=method, random_seed=0
+        by_accuracy(load(crux)), method=method, rng=0
     )  # pairs oriented as the command prints them: higher accuracy minus lower
     merged = df.merge(expected, on=["model_a", "model_b"], suffixes=("", "_lib"))
     assert 0 < len(merged) == len(df) < len(expected)  # filtered rows, intervals from all 28

@@ -35,10 +35,10 @@ def test_flat_kappa_likelihood_is_finite_for_every_seed():
     c = np.array([FLAT])
     ds = from_arrays(c, np.full(c.shape, 5), models=["m"])
     for seed in range(20):
-        df = posterior_table(ds, random_seed=seed)
+        df = posterior_table(ds, rng=seed)
         assert np.isfinite(df[["mu_low", "mu_high", "ubar_low", "ubar_high"]].to_numpy()).all()
         assert df["ubar_low"][0] < df["ubar"][0] < df["ubar_high"][0]
-        fresh = fresh_run_predictive(c, np.full(c.shape, 5), random_seed=seed)
+        fresh = fresh_run_predictive(c, np.full(c.shape, 5), rng=seed)
         assert np.isfinite([fresh.low, fresh.high]).all() and fresh.low < fresh.high
     fit = fit_empirical_bayes(c, np.full(c.shape, 5))
     assert np.sqrt(fit.cov[0, 1, 1]) < 3  # the prior bounds the spread of log kappa
@@ -141,8 +141,8 @@ def test_population_difference_k1_close_to_tango():
 def test_all_pairs_and_one_pair_agree():
     rng = np.random.default_rng(9)
     p = rng.binomial(5, rng.beta(1, 1, (3, 80))) / 5
-    allp = population_difference(p, draws=40_000, random_seed=1)
-    one = paired_population_posterior(p[0] - p[2], draws=40_000, random_seed=2)
+    allp = population_difference(p, draws=40_000, rng=1)
+    one = paired_population_posterior(p[0] - p[2], draws=40_000, rng=2)
     for key in ("mean", "sd"):
         assert allp[key][0, 2] == pytest.approx(one[key])
     for key in ("low", "high"):
@@ -229,6 +229,6 @@ def test_population_difference_width_and_size(n, k, acc):
 @pytest.mark.slow
 @pytest.mark.parametrize(("n", "k", "acc"), _CELLS)
 def test_population_difference_calibration(n, k, acc):
-    out = population_difference_cell(n, k, acc, replicates=600, draws=800, random_seed=n + k)
+    out = population_difference_cell(n, k, acc, replicates=600, draws=800, rng=n + k)
     tol = 3 * np.sqrt(0.95 * 0.05 / 600)
     assert abs(out["coverage"] - 0.95) <= tol, out

@@ -85,7 +85,7 @@ def test_mc_intervals_agree_with_moments():
     k = np.full((2, 80), 5)
     c = rng.binomial(5, rng.beta(0.5, 1.0, (2, 80)))
     fit = fit_empirical_bayes(c, k)
-    post = finite_sample_posterior(c, k, fit, draws=4000, random_seed=3, keep_draws=True)
+    post = finite_sample_posterior(c, k, fit, draws=4000, rng=3, keep_draws=True)
     d = post.ubar_draws
     # MC mean/sd of the draws vs the exact (quadrature) moments: 4 MC standard errors
     se = post.ubar_sd / np.sqrt(d.shape[-1])
@@ -115,7 +115,7 @@ def test_population_and_fresh_run():
 def test_population_difference_moments():
     rng = np.random.default_rng(5)
     p = (rng.random((3, 300)) < 0.6).astype(float)
-    out = population_difference(p, draws=20_000, random_seed=1)
+    out = population_difference(p, draws=20_000, rng=1)
     y = p[0] - p[1]
     # Dirichlet(1, ..., 1, a/2, a/2) over the 300 differences and the atoms -1, +1 (a = 1)
     t = 300 + 1.0
@@ -144,15 +144,15 @@ def _calibrated(coverage):
     [(100, 5, 0.5, 1.0), (100, 20, 0.9, 5.0), (30, 5, 0.1, 0.5)],
 )
 def test_calibration_cells(n, k, mu, kappa):
-    out = calibration_cell(n, k, mu, kappa, replicates=2000, random_seed=11)
+    out = calibration_cell(n, k, mu, kappa, replicates=2000, rng=11)
     for name in ("ubar", "dbar", "mu"):
         assert _calibrated(out[name]), (name, out)
 
 
 def test_calibration_k1_mu_and_wrong_kappa():
     # K = 1: mu is still calibrated; ubar is only calibrated when the assumed kappa is right
-    right = calibration_cell(100, 1, 0.5, 1.0, replicates=2000, random_seed=12)
-    wrong = calibration_cell(100, 1, 0.5, 5.0, replicates=2000, random_seed=12)
+    right = calibration_cell(100, 1, 0.5, 1.0, replicates=2000, rng=12)
+    wrong = calibration_cell(100, 1, 0.5, 5.0, replicates=2000, rng=12)
     assert _calibrated(right["mu"]), right
     assert _calibrated(wrong["mu"]), wrong
     assert _calibrated(right["ubar"]), right

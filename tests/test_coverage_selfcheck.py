@@ -132,7 +132,7 @@ def test_coverage_agrees_with_an_independent_simulation():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ours = coverage_table(
-            ds, replicates=r, populations=("empirical",), progress=False, random_seed=5
+            ds, replicates=r, populations=("empirical",), progress=False, rng=5
         )
         ref = _independent_accuracy_coverage(ds, r, np.random.default_rng(6))
     ours = ours.set_index("interval")

@@ -79,7 +79,7 @@ def test_k1_dbar_is_the_difference_of_two_jeffreys_posteriors():
     rng = np.random.default_rng(2)
     c = _k1_data(rng, m=4, n=150)
     c[2, :140] = 0  # a skewed one: 10 right out of 150
-    df = _quiet(posterior_pairs_table, from_arrays(c, np.ones_like(c)), random_seed=3)
+    df = _quiet(posterior_pairs_table, from_arrays(c, np.ones_like(c)), rng=3)
     right, n = c.sum(axis=1), c.shape[1]
     draws = 400_000
     oracle = np.random.default_rng(4)
@@ -231,7 +231,7 @@ def test_k1_fresh_run_on_the_same_questions_covers_at_every_kappa(kappa):
     u = rng.beta(mu * kappa, (1 - mu) * kappa, (r, n))
     c = rng.binomial(1, u)
     fresh = rng.binomial(1, u).mean(axis=1)
-    pred = _quiet(fresh_run_predictive, c, np.ones_like(c), draws=2000, random_seed=3)
+    pred = _quiet(fresh_run_predictive, c, np.ones_like(c), draws=2000, rng=3)
     # the predictive mean is the Jeffreys posterior mean (c + 1/2) / (N + 1)
     assert np.allclose(pred.mean, (c.sum(axis=1) + 0.5) / (n + 1), rtol=0, atol=1e-12)
     cover = np.mean((pred.low <= fresh) & (fresh <= pred.high))

@@ -219,7 +219,7 @@ def test_fast_joint_model_recovers_known_values():
         tune=500,
         chains=2,
         cores=2,
-        random_seed=5,
+        rng=5,
         progressbar=False,
         check=False,
     )

@@ -68,7 +68,7 @@ def _assert_moments(draws: xr.DataArray, mean, sd, what: str):
 
 def _check_fixed_against_closed_forms(correct, count, mu, kappa, seed, draws=1000):
     model = hb.fixed_hyper_model(correct, count, mu=mu, kappa=kappa)
-    tree = _fit(model, random_seed=seed, draws=draws)
+    tree = _fit(model, rng=seed, draws=draws)
     post = tree["posterior"]
     mask = count > 0
     alpha, beta = conjugate.question_posteriors(correct, count, mu, kappa)
@@ -129,7 +129,7 @@ def test_full_bayes_matches_empirical_bayes_n500():
     u = rng.beta(mu[:, None] * kappa[:, None], (1 - mu[:, None]) * kappa[:, None], size=(2, n))
     correct = rng.binomial(k, u)
     count = np.full_like(correct, k)
-    tree = _fit(hb.marginal_model(correct, count), draws=2000, random_seed=3)
+    tree = _fit(hb.marginal_model(correct, count), draws=2000, rng=3)
     post = tree["posterior"]
     eb = conjugate.fit_empirical_bayes(correct, count)
     for name, point in (("mu", eb.mu), ("kappa", eb.kappa)):
@@ -137,7 +137,7 @@ def test_full_bayes_matches_empirical_bayes_n500():
         print(f"{name}: MCMC mean {dist} posterior sds from empirical Bayes")
         assert np.all(dist <= 1.0), f"{name}: {dist} posterior sds from empirical Bayes"
     # ubar 95% intervals: full Bayes vs empirical Bayes with Laplace-integrated (mu, kappa)
-    cf = conjugate.finite_sample_posterior(correct, count, eb, draws=20000, random_seed=0)
+    cf = conjugate.finite_sample_posterior(correct, count, eb, draws=20000, rng=0)
     q = post["ubar"].quantile([0.025, 0.975], dim=SAMPLE).values
     width_mcmc = q[1] - q[0]
     width_eb = cf.ubar_high - cf.ubar_low
@@ -151,10 +151,10 @@ def test_marginal_and_latent_give_the_same_hyperposterior():
     mu, kappa, k, n = np.array([0.4, 0.7]), np.array([3.0, 6.0]), 10, 100
     u = rng.beta(mu[:, None] * kappa[:, None], (1 - mu[:, None]) * kappa[:, None], size=(2, n))
     correct = rng.binomial(k, u)
-    marg = _fit(hb.marginal_model(correct, k), random_seed=4)["posterior"]
-    lat = _fit(
-        hb.latent_model(correct, k), draws=1500, tune=1500, target_accept=0.9, random_seed=5
-    )["posterior"]
+    marg = _fit(hb.marginal_model(correct, k), rng=4)["posterior"]
+    lat = _fit(hb.latent_model(correct, k), draws=1500, tune=1500, target_accept=0.9, rng=5)[
+        "posterior"
+    ]
     for name in ("mu", "kappa", "ubar", "V_x", "V_pred"):
         a, b = marg[name], lat[name]
         for method, stat in (
@@ -171,8 +171,8 @@ def test_nutpie_agrees_with_pymc():
     rng = np.random.default_rng(9)
     correct = rng.binomial(8, rng.beta(2.0, 3.0, size=(2, 120)))
     model = hb.marginal_model(correct, 8)
-    a = _fit(model, random_seed=6)["posterior"]
-    tree = _fit(model, sampler="nutpie", random_seed=6)
+    a = _fit(model, rng=6)["posterior"]
+    tree = _fit(model, sampler="nutpie", rng=6)
     assert tree.attrs["sampler"] == "nutpie" and "tree_depth" in tree["sample_stats"]
     b = tree["posterior"]
     for name in ("mu", "kappa", "ubar"):
@@ -192,7 +192,7 @@ def test_fit_tree_save_load_roundtrip(tmp_path):
         tune=200,
         progressbar=False,
         check=False,
-        random_seed=3,
+        rng=3,
     )
     assert set(tree.children) >= {"posterior", "sample_stats", "observed_data"}
     assert tree["observed_data"]["count"].values.tolist() == count.tolist()
@@ -211,7 +211,7 @@ def test_fit_tree_save_load_roundtrip(tmp_path):
         tune=200,
         progressbar=False,
         check=False,
-        random_seed=3,
+        rng=3,
     )
     xr.testing.assert_equal(again["posterior"].to_dataset(), tree["posterior"].to_dataset())
 

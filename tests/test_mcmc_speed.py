@@ -169,8 +169,8 @@ def test_nutpie_numba_samples_the_pymc_posterior():
     correct = rng.binomial(count, rng.beta(4 * p, 4 * (1 - p)))
     built = hb.joint_model(correct, count)
     kw = {"draws": 1500, "tune": 500, "chains": 2, "cores": 2, "progressbar": False}
-    a = hb.fit(built, sampler="pymc", random_seed=1, **kw)
-    b = hb.fit(built, sampler="nutpie", random_seed=1, **kw)
+    a = hb.fit(built, sampler="pymc", rng=1, **kw)
+    b = hb.fit(built, sampler="nutpie", rng=1, **kw)
     for tree in (a, b):
         report = hb.check_convergence(tree, hb.diagnostics.default_var_names("joint"), warn=False)
         assert report.ok, report.message()

@@ -187,7 +187,7 @@ def test_mcmc_plots_through_arviz_plots(tmp_path):
         chains=2,
         progressbar=False,
         check=False,
-        random_seed=1,
+        rng=1,
     )
     for kind in plots.MCMC_KINDS:
         pc = plots.plot_mcmc(tree, kind, var_names=["mu"])

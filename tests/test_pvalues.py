@@ -83,7 +83,7 @@ def test_adjusted_equals_statsmodels_over_all_pairs():
 def test_paired_test_methods_match_the_table():
     rng = np.random.default_rng(14)
     ds = _ds(rng, m=2, n=150, k=6)
-    mat = pair_noise_dataset(ds, n_permutations=999, random_seed=3)
+    mat = pair_noise_dataset(ds, n_permutations=999, rng=3)
     for method, column in (
         ("t", "p_value"),
         ("sign", "p_value_sign_questions"),
@@ -92,7 +92,7 @@ def test_paired_test_methods_match_the_table():
     ):
         res = paired_test(ds, "m0", "m1", method=method)
         assert res.pvalue == float(mat[column][0, 1])
-    res = paired_test(ds, "m0", "m1", method="permutation", n_permutations=999, random_seed=3)
+    res = paired_test(ds, "m0", "m1", method="permutation", n_permutations=999, rng=3)
     assert res.pvalue == float(mat["p_value_permutation"][0, 1])
     assert res.statistic == pytest.approx(res.difference * 150, rel=1e-12)
 
@@ -117,7 +117,7 @@ def test_type_one_error_of_every_printed_pvalue(k):
         warnings.simplefilter("ignore")
         for r in range(reps):
             ds = from_arrays(correct[r], np.full((2, n), k))
-            mat = pair_noise_dataset(ds, n_permutations=199, random_seed=r)
+            mat = pair_noise_dataset(ds, n_permutations=199, rng=r)
             for name in rejected:
                 rejected[name] += float(mat[name][0, 1]) <= 0.05
     # binomial MC SE at 0.05 with 400 replicates is 0.011; 3 SE around the nominal level. Exact

@@ -239,8 +239,8 @@ def test_elo_ties_count_half_by_hand():
 
 def test_elo_bootstrap_contains_estimate_and_is_seeded():
     p = _rasch(5, 300, seed=8)
-    a = elo(p, list("abcde"), n_bootstrap=300, random_seed=4)
-    b = elo(p, list("abcde"), n_bootstrap=300, random_seed=4)
+    a = elo(p, list("abcde"), n_bootstrap=300, rng=4)
+    b = elo(p, list("abcde"), n_bootstrap=300, rng=4)
     pd.testing.assert_frame_equal(a, b)
     assert ((a["elo_low"] < a["elo"]) & (a["elo"] < a["elo_high"])).all()
     assert a.attrs["bootstrap_failed"] == 0
@@ -254,7 +254,7 @@ def test_elo_bootstrap_refits_equal_scipy():
     n = p.shape[1]
     rng = np.random.default_rng(11)
     draws = rng.integers(0, n, size=(3, n))
-    table = elo(p, n_bootstrap=3, random_seed=11, confidence_level=0.5)
+    table = elo(p, n_bootstrap=3, rng=11, confidence_level=0.5)
     reps = [_reference_elo(p[:, d]) for d in draws]
     lo, hi = np.quantile(np.array(reps), [0.25, 0.75], axis=0)
     np.testing.assert_allclose(table["elo_low"] - 1000, lo, atol=1e-3)
@@ -279,7 +279,7 @@ def test_elo_bootstrap_intervals_equal_plain_refits_of_the_same_draws(k, ties):
     m, n, boot, seed = 12, 300, 200, 3
     p = _rasch(m, n, seed=21, k=k)
     name = "elo" if ties == "half" else "elo_decisive"
-    table = elo(p, n_bootstrap=boot, random_seed=seed, ties=ties)
+    table = elo(p, n_bootstrap=boot, rng=seed, ties=ties)
     draws = np.random.default_rng(seed).integers(0, n, size=(boot, n))
     reps = np.array([_reference_elo(p[:, d], ties) for d in draws])
     lo, hi = np.quantile(reps, [0.025, 0.975], axis=0)
@@ -363,7 +363,7 @@ def test_elo_bootstrap_coverage(ties):
     for r in range(reps):
         d = rng.normal(0.0, sd, n)
         p = (rng.random((m, n)) < special.expit(theta[:, None] - d[None, :])).astype(float)
-        t = elo(p, n_bootstrap=boot, confidence_level=level, random_seed=r, ties=ties)
+        t = elo(p, n_bootstrap=boot, confidence_level=level, rng=r, ties=ties)
         below += int((true < t[f"{name}_low"].to_numpy()).sum())
         above += int((true > t[f"{name}_high"].to_numpy()).sum())
     coverage = 1.0 - (below + above) / (reps * m)

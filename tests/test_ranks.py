@@ -69,7 +69,7 @@ def test_bayes_p_best_is_calibrated_on_these_questions():
             correct, u = _simulate(rng, 150, 5)
             names = ["m0", "m1", "m2", "m3"]
             ds = from_arrays(correct, np.full(correct.shape, 5), models=names)
-            df = rank_table(ds, method="bayes", draws=500, random_seed=r)
+            df = rank_table(ds, method="bayes", draws=500, rng=r)
             pred.extend(df.set_index("model").loc[names, "prob_best"])
             hit.extend(np.arange(4) == np.argmax(u.mean(axis=1)))
     pred, hit = np.array(pred), np.array(hit, dtype=float)

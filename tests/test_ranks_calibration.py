@@ -121,7 +121,7 @@ def test_rank_table_p_best_is_calibrated_for_the_population():
         for r in range(reps):
             correct, theta = _simulate(rng, m, n, k)
             ds = from_arrays(correct, np.full((m, n), k), models=names)
-            df = rank_table(ds, draws=500, random_seed=r).set_index("model")
+            df = rank_table(ds, draws=500, rng=r).set_index("model")
             stated.extend(df.loc[names, "prob_best"])
             hit.extend(np.arange(m) == np.argmax(theta))
     assert np.all(np.abs(_bin_errors(stated, hit)) <= 3.5)

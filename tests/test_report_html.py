@@ -11,7 +11,12 @@ import pytest
 import bayesnoise as bn
 from bayesnoise import frequentist
 from bayesnoise.cli import main
-from bayesnoise.reporting.html import benchmark_section, reference_table, render_report, write_report
+from bayesnoise.reporting.html import (
+    benchmark_section,
+    reference_table,
+    render_report,
+    write_report,
+)
 
 pytest.importorskip("matplotlib")
 
@@ -97,7 +102,7 @@ def test_quality_figures_are_in_the_quality_block_with_captions(ds, section):
 
 def test_several_inputs_make_an_index(ds, tmp_path):
     out = write_report(
-        {"first": ds, "second": ds.isel(model=[0, 1, 2])}, tmp_path / "r.html", quiet=True
+        {"first": ds, "second": ds.isel(model=[0, 1, 2])}, tmp_path / "r.html", progress=False
     )
     html = out.read_text()
     assert '<a href="#first">' in html and '<a href="#second">' in html
@@ -154,7 +159,7 @@ def test_report_builds_for_all_the_noises_subset(shared_data, tmp_path):
         root / "main" / "input_table_humaneval.csv",
         root / "lowk_temp1" / "input_table_gmat_cot.csv",
     ]
-    out = write_report(files, tmp_path / "atn.html", on_missing="intersect", quiet=True)
+    out = write_report(files, tmp_path / "atn.html", on_missing="intersect", progress=False)
     html = out.read_text().replace("<wbr>", "")  # names may break after "_"
     for f in files:
         ds = bn.load(f)
@@ -224,7 +229,7 @@ def test_ranks_section_is_the_rank_table(ds, section):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        expected = rank_table(ds, confidence_level=0.95, random_seed=0)
+        expected = rank_table(ds, confidence_level=0.95, rng=0)
     pd.testing.assert_frame_equal(section.ranks, expected)
     html = render_report([section])
     assert "<h3>Ranks</h3>" in html

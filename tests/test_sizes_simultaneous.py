@@ -83,7 +83,7 @@ def _family_misses(rng, reps, n, k):
         ds = from_arrays(rng.binomial(k, pop[:, idx]), np.full((m, n), k))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            out = simultaneous_intervals(ds, n_draws=4000, random_seed=r)
+            out = simultaneous_intervals(ds, n_draws=4000, rng=r)
         low, high = out["simultaneous_low"].to_numpy(), out["simultaneous_high"].to_numpy()
         misses["studentized"] += bool(np.any((low > delta) | (high < delta)))
         p = ds["correct"].values / ds["samples"].values

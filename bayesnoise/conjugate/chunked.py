@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from bayesnoise._common import require
+from bayesnoise._common import require, seed_of
 from bayesnoise._progress import Progress
 from bayesnoise.data import MODEL, QUESTION, from_arrays
 
@@ -107,7 +107,7 @@ def posterior_table_chunked(
     *,
     confidence_level: float = 0.95,
     kappa=None,
-    random_seed=0,
+    rng=0,
     progress: bool = True,
     block_bytes: int = BLOCK_BYTES,
     ubar_prior: str = "auto",
@@ -116,14 +116,14 @@ def posterior_table_chunked(
 
     Each block of models is tabulated where it is built; the rows, the per-model attributes and
     the notes are joined in model order. Exact columns equal the in-memory table; the Monte
-    Carlo interval ends use an independent random stream per block (``random_seed`` spawns
+    Carlo interval ends use an independent random stream per block (``rng`` spawns
     them), so they agree within their Monte Carlo error (``attrs["mc_se"]``).
 
     Parameters
     ----------
     ds : xarray.Dataset
         Dask-backed dataset (dims ``model``, ``question``).
-    confidence_level, kappa, random_seed, progress, ubar_prior
+    confidence_level, kappa, rng, progress, ubar_prior
         As for :func:`~bayesnoise.conjugate.posterior_table`.
     block_bytes : int, default 32 MiB
         Largest block of counts one task holds (as float64).
@@ -146,11 +146,11 @@ def posterior_table_chunked(
 
     bar = Progress("bayesnoise posterior (Dask)", enabled=progress)
     blocks, ranges = _row_blocks(ds, block_bytes)
-    seeds = np.random.SeedSequence(random_seed).spawn(len(blocks))
+    seeds = np.random.SeedSequence(seed_of(rng)).spawn(len(blocks))
     kw = {"confidence_level": confidence_level, "kappa": kappa, "ubar_prior": ubar_prior}
     names = ds[MODEL].values
     tasks = [
-        dask.delayed(_table_block)(c, k, names[a:b], dict(ds.attrs), {**kw, "random_seed": s})
+        dask.delayed(_table_block)(c, k, names[a:b], dict(ds.attrs), {**kw, "rng": s})
         for (c, k), (a, b), s in zip(blocks, ranges, seeds, strict=True)
     ]
     bar.step(f"{len(tasks)} block(s) of models")

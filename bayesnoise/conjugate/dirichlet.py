@@ -79,7 +79,7 @@ def population_accuracy(
     confidence_level: float = 0.95,
     draws: int = 4000,
     prior_mass: float = PRIOR_MASS,
-    random_seed=0,
+    rng=0,
 ) -> dict[str, np.ndarray]:
     """Posterior of the population accuracy that does not depend on the difficulty shape.
 
@@ -107,7 +107,7 @@ def population_accuracy(
         expansions (shared weights over models).
     prior_mass : float, default 1.0
         Total mass of the two end atoms (> 0).
-    random_seed : int or numpy.random.Generator, default 0
+    rng : int or numpy.random.Generator, default 0
 
     Returns
     -------
@@ -143,8 +143,8 @@ def population_accuracy(
     inside = (lo >= 0.0) & (hi <= 1.0)  # NaN compares False: those go to draws too
     bad = np.flatnonzero(~ok | ~inside)
     if bad.size:
-        rng = np.random.default_rng(random_seed)
-        x = _accuracy_draws(p, mask, bad, draws, prior_mass, rng)
+        gen = np.random.default_rng(rng)
+        x = _accuracy_draws(p, mask, bad, draws, prior_mass, gen)
         lo[bad], hi[bad], med[bad] = np.quantile(x, probs, axis=0)
     out = {"mean": mean, "sd": np.sqrt(k2), "median": med, "low": lo, "high": hi}
     return {key: val.reshape(shape) for key, val in out.items()}

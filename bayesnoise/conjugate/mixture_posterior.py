@@ -53,7 +53,7 @@ def data_seed(cu, ku, w) -> np.random.SeedSequence:
 
     The sampler of a model is seeded from its own counts, so its draws, and the posterior mean
     of ubar they give, do not depend on the other models, on how a dataset is split into
-    blocks, or on ``random_seed`` (which seeds the draws of ubar given the prior).
+    blocks, or on ``rng`` (which seeds the draws of ubar given the prior).
 
     Examples
     --------

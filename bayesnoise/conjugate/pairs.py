@@ -242,7 +242,7 @@ def population_difference(
     confidence_level: float = 0.95,
     draws: int = 4000,
     prior_mass: float = PRIOR_MASS,
-    random_seed=0,
+    rng=0,
 ) -> dict[str, np.ndarray]:
     """Population-level paired difference of all pairs: a Dirichlet-process posterior.
 
@@ -298,7 +298,7 @@ def population_difference(
         Dirichlet draws for the pairs that need Monte Carlo.
     prior_mass : float, default 1.0
         Total mass of the two prior atoms (> 0).
-    random_seed : int or numpy.random.Generator, default 0
+    rng : int or numpy.random.Generator, default 0
 
     Returns
     -------
@@ -328,8 +328,8 @@ def population_difference(
     mean, k2, k3, k4 = _dirichlet_cumulants(raw, n, prior_mass, atom)
 
     def draws_of(used, a, b):
-        rng = np.random.default_rng(random_seed)
-        wts, ends = dirichlet_weights(rng, draws, n, prior_mass)
+        gen = np.random.default_rng(rng)
+        wts, ends = dirichlet_weights(gen, draws, n, prior_mass)
         total = wts.sum(axis=1) + ends.sum(axis=1)
         u = (wts @ p[used].T) / total[:, None]  # (D, models) weighted sums, shared weights
         return u, ((ends[:, 1] - ends[:, 0]) / total)[:, None] * atom[a, b]
@@ -347,7 +347,7 @@ def paired_population_posterior(
     confidence_level: float = 0.95,
     draws: int = 2000,
     prior_mass: float = PRIOR_MASS,
-    random_seed=0,
+    rng=0,
 ) -> dict[str, np.ndarray]:
     """The posterior of :func:`population_difference` for batches of difference vectors.
 
@@ -358,7 +358,7 @@ def paired_population_posterior(
     confidence_level : float, default 0.95
     draws : int, default 2000
     prior_mass : float, default 1.0
-    random_seed : int or numpy.random.Generator, default 0
+    rng : int or numpy.random.Generator, default 0
 
     Returns
     -------
@@ -380,7 +380,7 @@ def paired_population_posterior(
         raise ValueError("differences must be finite, in [-1, 1], with a question axis")
     if not prior_mass > 0:
         raise ValueError("prior_mass must be > 0")
-    rng = np.random.default_rng(random_seed)
+    gen = np.random.default_rng(rng)
     shape, n = d.shape[:-1], d.shape[-1]
     flat = d.reshape(-1, n)
     raw = [(flat**r).sum(axis=-1) for r in (1, 2, 3, 4)]
@@ -392,7 +392,7 @@ def paired_population_posterior(
     step = max(1, 2_000_000 // (int(draws) * (n + 2)))
     for s0 in range(0, flat.shape[0], step):
         rows, e = flat[s0 : s0 + step], atom[s0 : s0 + step, None]
-        wts, atoms = dirichlet_weights(rng, (rows.shape[0], draws), n, prior_mass)
+        wts, atoms = dirichlet_weights(gen, (rows.shape[0], draws), n, prior_mass)
         num = np.einsum("rdn,rn->rd", wts, rows) + (atoms[..., 1] - atoms[..., 0]) * e
         delta = num / (wts.sum(-1) + atoms.sum(-1))
         out[0, s0 : s0 + step], out[1, s0 : s0 + step] = np.quantile(delta, q, axis=-1)

@@ -131,7 +131,7 @@ def pass_at_k_posterior(
     *,
     confidence_level: float = 0.95,
     draws: int = 4000,
-    random_seed=0,
+    rng=0,
     order: int = 5,
 ) -> PassAtKPosterior:
     """Posterior of pass@k on these questions and in the question population, per model.
@@ -147,7 +147,7 @@ def pass_at_k_posterior(
     confidence_level : float, default 0.95
     draws : int, default 4000
         Draws of (mu, kappa) for the population interval.
-    random_seed : int or numpy.random.Generator, default 0
+    rng : int or numpy.random.Generator, default 0
     order : int, default 5
         Gauss-Hermite nodes in logit mu per kappa node (as :func:`integrated_moments`).
 
@@ -187,8 +187,8 @@ def pass_at_k_posterior(
     )
     pop_node = beta_pass_at_k(mu_q[..., 0] * kap_q[..., 0], (1 - mu_q[..., 0]) * kap_q[..., 0], k)
     pop_mean, pop_var = mixture_moments(pop_node, np.zeros_like(pop_node), wt)
-    rng = np.random.default_rng(random_seed)
-    mu_d, kap_d = hyper_draws(fit, int(draws), rng)
+    gen = np.random.default_rng(rng)
+    mu_d, kap_d = hyper_draws(fit, int(draws), gen)
     pop_draws = beta_pass_at_k(mu_d * kap_d, (1 - mu_d) * kap_d, k)
     (pop_low, pop_high), mcse = _quantile_with_mcse(pop_draws, tail_probabilities(level))
 
@@ -227,7 +227,7 @@ PASSK_POSTERIOR_COLUMNS = [
 
 
 def posterior_passk_table(
-    ds, k, *, confidence_level: float = 0.95, kappa=None, random_seed=0
+    ds, k, *, confidence_level: float = 0.95, kappa=None, rng=0
 ) -> pd.DataFrame:
     """Per model: Bayesian pass@k on these questions and in the question population.
 
@@ -241,7 +241,7 @@ def posterior_passk_table(
     confidence_level : float, default 0.95
     kappa : float, optional
         Assume kappa instead of integrating over it (see :func:`fit_empirical_bayes`).
-    random_seed : int, default 0
+    rng : int or numpy.random.Generator, default 0
         Seed of the (mu, kappa) draws of the population interval.
 
     Returns
@@ -267,9 +267,7 @@ def posterior_passk_table(
     c, n = beta_binomial_counts(ds)
     names = ds["model"].values
     fit = fit_empirical_bayes(c, n, kappa=kappa, names=names)
-    post = pass_at_k_posterior(
-        c, n, k, fit, confidence_level=confidence_level, random_seed=random_seed
-    )
+    post = pass_at_k_posterior(c, n, k, fit, confidence_level=confidence_level, rng=rng)
     df = pd.DataFrame(
         {
             "model": names.astype(str),

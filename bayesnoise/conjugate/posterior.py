@@ -186,7 +186,7 @@ def finite_sample_posterior(
     *,
     confidence_level: float = 0.95,
     draws: int = 2000,
-    random_seed=0,
+    rng=0,
     integrate_hyper: bool = True,
     keep_draws: bool = False,
     intervals: tuple[str, ...] = _NAMES,
@@ -203,7 +203,7 @@ def finite_sample_posterior(
     draws : int, default 2000
         Monte Carlo draws for the intervals (``0`` skips them: ``*_low``/``*_high`` are then
         the normal approximation mean -/+ z sd and ``*_mcse`` is 0).
-    random_seed : int or numpy.random.Generator, default 0
+    rng : int or numpy.random.Generator, default 0
     integrate_hyper : bool, default True
         Carry the posterior uncertainty of (mu, kappa) (recommended: plugging in the point
         estimate makes ubar intervals too narrow, by a factor sqrt(K / (K + kappa)) in
@@ -235,16 +235,16 @@ def finite_sample_posterior(
     if fit is None:
         fit = fit_empirical_bayes(c, k)
     mom = _integrated_moments(c, k, mask, fit, integrate_hyper=integrate_hyper)
-    rng = np.random.default_rng(random_seed)
+    gen = np.random.default_rng(rng)
     sds = {name: np.sqrt(getattr(mom, f"{name}_var")) for name in _NAMES}
     kw = {}
     dr = {}
     if draws:
         flat = (x.reshape(-1, c.shape[-1]) for x in (c, k, mask))
-        dr["ubar"] = ubar_draws(*flat, fit, int(draws), rng, integrate_hyper=integrate_hyper)
+        dr["ubar"] = ubar_draws(*flat, fit, int(draws), gen, integrate_hyper=integrate_hyper)
         dr["ubar"] = dr["ubar"].reshape((*c.shape[:-1], int(draws)))
         if {"v_pred", "v_x"} & set(intervals):
-            both = _finite_sample_draws(c, k, mask, fit, int(draws), rng, integrate_hyper)
+            both = _finite_sample_draws(c, k, mask, fit, int(draws), gen, integrate_hyper)
             dr["v_pred"], dr["v_x"] = both[1], both[2]
     udraws = dr.get("ubar")
     z = z_from_level(level)
@@ -323,7 +323,7 @@ def population_variances(mu, kappa):
 
 
 def population_posterior(
-    fit: EmpiricalBayesFit, *, confidence_level: float = 0.95, draws: int = 4000, random_seed=0
+    fit: EmpiricalBayesFit, *, confidence_level: float = 0.95, draws: int = 4000, rng=0
 ) -> PopulationPosterior:
     """Population accuracy mu, data and prediction variance with intervals, under the Beta.
 
@@ -338,7 +338,7 @@ def population_posterior(
     confidence_level : float, default 0.95
     draws : int, default 4000
         Posterior draws of (mu, kappa) for the variance intervals.
-    random_seed : int or numpy.random.Generator, default 0
+    rng : int or numpy.random.Generator, default 0
 
     Returns
     -------
@@ -354,10 +354,10 @@ def population_posterior(
     True
     """
     level = check_confidence_level(confidence_level)
-    rng = np.random.default_rng(random_seed)
+    gen = np.random.default_rng(rng)
     mu_low, mu_high = fit.mu_interval(level)
     k_low, k_high = fit.kappa_interval(level)
-    dv, pv = population_variances(*hyper_draws(fit, int(draws), rng))
+    dv, pv = population_variances(*hyper_draws(fit, int(draws), gen))
     q = tail_probabilities(level)
     dlo, dhi = np.quantile(dv, q, axis=-1)
     plo, phi = np.quantile(pv, q, axis=-1)

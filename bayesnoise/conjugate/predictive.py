@@ -130,7 +130,7 @@ def fresh_run_predictive(
     n_questions: int | None = None,
     confidence_level: float = 0.95,
     draws: int = 4000,
-    random_seed=0,
+    rng=0,
 ) -> FreshRunPredictive:
     """Predictive distribution of a fresh run's reported score.
 
@@ -161,7 +161,7 @@ def fresh_run_predictive(
         Number of fresh questions; default: the same questions.
     confidence_level : float, default 0.95
     draws : int, default 4000
-    random_seed : int or numpy.random.Generator, default 0
+    rng : int or numpy.random.Generator, default 0
 
     Returns
     -------
@@ -184,17 +184,17 @@ def fresh_run_predictive(
     c, k = check_counts(correct, count, require_answered=True)
     if fit is None:
         fit = fit_empirical_bayes(c, k)
-    rng = np.random.default_rng(random_seed)
+    gen = np.random.default_rng(rng)
     if n_questions is None:
         bound = bound_models(k, fit)
-        mean, var, sims = _same_questions(c, k, k > 0, fit, kp, draws, rng, skip=bound)
+        mean, var, sims = _same_questions(c, k, k > 0, fit, kp, draws, gen, skip=bound)
         if np.any(bound):  # K = 1: the kappa-free bound, as for ubar
             n = c.shape[-1]
             rows = bound.reshape(-1)
             mean, var = np.array(mean, float).reshape(-1), np.array(var, float).reshape(-1)
             sims = sims.reshape(-1, sims.shape[-1])
             got = _same_questions_bound(
-                c.reshape(-1, n)[rows], k.reshape(-1, n)[rows], kp, level, draws, rng
+                c.reshape(-1, n)[rows], k.reshape(-1, n)[rows], kp, level, draws, gen
             )
             mean[rows], var[rows], sims[rows] = got
             mean, var = mean.reshape(bound.shape), var.reshape(bound.shape)
@@ -203,7 +203,7 @@ def fresh_run_predictive(
         n_new = int(n_questions)
         if n_new < 1:
             raise ValueError("n_questions must be >= 1")
-        mean, var, sims = _fresh_questions(c, k, k > 0, fit, kp, n_new, draws, rng)
+        mean, var, sims = _fresh_questions(c, k, k > 0, fit, kp, n_new, draws, gen)
     lo, hi = np.quantile(sims, tail_probabilities(level), axis=-1)
     return FreshRunPredictive(
         mean=mean,

@@ -18,6 +18,16 @@ __all__ = ["complete", "is_chunked", "scores", "select_models"]
 def scores(ds: xr.Dataset) -> xr.DataArray:
     """Mean score per cell, ``correct / count`` (NaN where the model has no result).
 
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of the package's contract (:func:`bayesnoise.load`).
+
+    Returns
+    -------
+    xarray.DataArray
+        ``score`` per (model, question).
+
     Examples
     --------
     >>> import numpy as np
@@ -31,6 +41,18 @@ def scores(ds: xr.Dataset) -> xr.DataArray:
 
 def select_models(ds: xr.Dataset, models: Iterable[str]) -> xr.Dataset:
     """The dataset restricted to ``models`` (in that order); unknown names are an error.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A dataset of the package's contract (:func:`bayesnoise.load`).
+    models : iterable of str
+        The models to keep, in the order wanted.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``ds`` with those models only.
 
     Examples
     --------

@@ -282,7 +282,18 @@ def check_dataset(ds: xr.Dataset) -> xr.Dataset:
     """Check that ``ds`` follows the contract (variables and dims); return it unchanged.
 
     Factor dims besides ``(model, question)`` pass here; :func:`refuse_factors` is where a
-    command that does not model them stops."""
+    command that does not model them stops.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        The dataset to check.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``ds``, unchanged.
+    """
     missing = {"correct", "samples", "sum_sq"} - set(ds.data_vars)
     if "samples" in missing and LEGACY_SAMPLES in ds.data_vars:
         raise DataError(

@@ -224,7 +224,7 @@ def rank_table(
     method: str = "hierarchical",
     draws: int = 4000,
     confidence_level: float = 0.95,
-    random_seed: int | None = 0,
+    rng: int | None = 0,
     on_missing: str = "raise",
 ) -> pd.DataFrame:
     """Per model: P(best), expected rank, a rank interval and the group tied with the top.
@@ -249,7 +249,7 @@ def rank_table(
         sqrt(P (1 - P) / draws) <= 0.008 at the default).
     confidence_level : float, default 0.95
         Level of the rank interval and of the simultaneous band behind ``in_top_group``.
-    random_seed : int, optional
+    rng : int or numpy.random.Generator, optional
     on_missing : {"raise", "intersect"}
 
     Returns
@@ -295,21 +295,19 @@ def rank_table(
     extra = {}
     if method == "hierarchical":
         p = correct / count
-        rng = np.random.default_rng(random_seed)
+        gen = np.random.default_rng(rng)
         cov = np.atleast_2d(np.cov(p, ddof=0)) / p.shape[1]
-        x, tau = hierarchical_draws(accuracy, cov, draws=draws, rng=rng)
+        x, tau = hierarchical_draws(accuracy, cov, draws=draws, rng=gen)
         center, about = x.mean(axis=1), "population"
         extra["tau"] = float(np.median(tau))
     elif method == "bootstrap":
-        rng = np.random.default_rng(random_seed)
-        x = bootstrap_means(correct / count, n_boot=draws, rng=rng)
+        gen = np.random.default_rng(rng)
+        x = bootstrap_means(correct / count, n_boot=draws, rng=gen)
         center, about = accuracy, "population"
     else:
         from bayesnoise.conjugate import finite_sample_posterior
 
-        post = finite_sample_posterior(
-            correct, count, draws=draws, random_seed=random_seed, keep_draws=True
-        )
+        post = finite_sample_posterior(correct, count, draws=draws, rng=rng, keep_draws=True)
         x, center, about = post.ubar_draws, post.ubar_mean, "these questions"
     out = rank_summary(x, center, confidence_level=confidence_level)
     df = pd.DataFrame({"model": ds[MODEL].values.astype(str), "accuracy": accuracy, **out})

@@ -50,7 +50,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from bayesnoise._common import check_confidence_level, one_line, see_warnings
+from bayesnoise._common import check_confidence_level, one_line, see_warnings, seed_of
 from bayesnoise._progress import Progress
 from bayesnoise.data import MODEL, DataError, attr, beta_binomial_counts, complete, from_arrays
 from bayesnoise.vocabulary import POPULATION, THESE
@@ -250,7 +250,7 @@ def _model_block(cs, k, names, level, seed):
         np.broadcast_to(k, (b, m, n)).reshape(b * m, n),
         models=[f"r{i}:{name}" for i in range(b) for name in names],
     )
-    df = _quiet(compare_models, ds, confidence_level=level, random_seed=seed, progress=False)
+    df = _quiet(compare_models, ds, confidence_level=level, rng=seed, progress=False)
     return {
         name: tuple(df[f"{name}_{end}"].to_numpy(float).reshape(b, m) for end in ("low", "high"))
         for name, (unit, _) in INTERVALS.items()
@@ -271,7 +271,7 @@ def _pair_group(cs, k, level, seed):
         np.broadcast_to(k, (g, s, n)).reshape(g * s, n),
         models=[f"r{i}m{j}" for i in range(g) for j in range(s)],
     )
-    df = _quiet(compare_pairs, ds, confidence_level=level, random_seed=seed, on_missing="raise")
+    df = _quiet(compare_pairs, ds, confidence_level=level, rng=seed, on_missing="raise")
     ia, ib = np.triu_indices(s, k=1)
     a = (np.arange(g)[:, None] * s + ia).ravel()  # the within-replicate pairs, in the
     b = (np.arange(g)[:, None] * s + ib).ravel()  # upper-triangle order of all G x S models
@@ -336,7 +336,7 @@ def coverage_table(
     confidence_level: float = 0.95,
     populations=POPULATIONS,
     max_pair_models: int | None = 12,
-    random_seed: int = 0,
+    rng: int = 0,
     progress: bool = True,
 ) -> pd.DataFrame:
     """Coverage of every printed interval on simulated replicates of the user's benchmark.
@@ -360,7 +360,7 @@ def coverage_table(
     max_pair_models : int or None, default 12
         Pair intervals are checked on the pairs of at most this many models, spread evenly
         over the accuracy ranking (None: all pairs); the per-model intervals use every model.
-    random_seed : int, default 0
+    rng : int or numpy.random.Generator, default 0
     progress : bool, default True
 
     Returns
@@ -381,7 +381,7 @@ def coverage_table(
         the file's intervals hold. Rows: the fitted population first. At 2 MCSE a calibrated
         interval is flagged about 5% of the time, so among the 8 judged rows a flag is
         expected by chance in about one check in three: rerun with another seed or more
-        replicates before acting on a single flag. ``df.attrs``: ``confidence_level``, ``replicates``, ``random_seed``,
+        replicates before acting on a single flag. ``df.attrs``: ``confidence_level``, ``replicates``, ``rng``,
         ``pair_models``, ``notes`` (also warned: which pairs were checked, what K = 1 leaves
         unidentified), ``seconds``.
 
@@ -418,14 +418,15 @@ def coverage_table(
     p = c / k
     fit = _quiet(fit_empirical_bayes, c, k, names=np.asarray(names), warn=False)
     data_var = _quiet(model_noise, ds)["data"].to_numpy(float)
-    q = question_quantiles(p, np.random.default_rng(np.random.SeedSequence([random_seed, 99])))
+    rng = seed_of(rng)  # several streams from one seed
+    q = question_quantiles(p, np.random.default_rng(np.random.SeedSequence([rng, 99])))
     sel = _pair_models(p.mean(axis=1), max_pair_models)
     bar = Progress("bayesnoise coverage", enabled=progress)
     rows = []
     for pop in populations:
         u = population_atoms(pop, p, q, fit.mu, fit.kappa, data_var)
-        rng = np.random.default_rng([random_seed, POPULATIONS.index(pop)])
-        got = _simulate(u, k, names, sel, replicates, level, rng, bar, pop)
+        gen = np.random.default_rng([rng, POPULATIONS.index(pop)])
+        got = _simulate(u, k, names, sel, replicates, level, gen, bar, pop)
         for name, (_unit, scope) in INTERVALS.items():
             if name not in got:  # one model: no pairs
                 continue
@@ -457,7 +458,7 @@ def coverage_table(
     df.attrs.update(
         confidence_level=level,
         replicates=replicates,
-        random_seed=int(random_seed),
+        rng=int(rng),
         pair_models=[names[i] for i in sel] if sel.size >= 2 else [],
         notes=notes,
         seconds=round(time.perf_counter() - start, 1),

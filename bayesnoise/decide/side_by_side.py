@@ -12,7 +12,7 @@ __all__ = ["compare_models", "compare_pairs"]
 
 
 def compare_models(
-    ds, *, confidence_level: float = 0.95, random_seed: int = 0, progress: bool = True
+    ds, *, confidence_level: float = 0.95, rng: int = 0, progress: bool = True
 ) -> pd.DataFrame:
     """Frequentist and Bayesian intervals for each model's accuracy, side by side.
 
@@ -33,7 +33,7 @@ def compare_models(
     ds : xarray.Dataset
         From :func:`bayesnoise.load`.
     confidence_level : float, default 0.95
-    random_seed : int, default 0
+    rng : int or numpy.random.Generator, default 0
         Seed of the Monte Carlo parts of the Bayesian intervals.
     progress : bool, default True
         Show the Bayesian fit's progress on standard error when it takes more than a second.
@@ -66,7 +66,7 @@ def compare_models(
 
     freq = frequentist.model_noise(ds, confidence_level=confidence_level)
     bayes = conjugate.posterior_table(
-        ds, confidence_level=confidence_level, random_seed=random_seed, progress=progress
+        ds, confidence_level=confidence_level, rng=rng, progress=progress
     )
     bayes = bayes.set_index("model").loc[freq["model"]].reset_index()
     return pd.DataFrame(
@@ -93,7 +93,7 @@ def compare_pairs(
     ds,
     *,
     confidence_level: float = 0.95,
-    random_seed: int = 0,
+    rng: int = 0,
     on_missing: str = "raise",
     max_difference: float | None = None,
     progress: bool = True,
@@ -113,7 +113,7 @@ def compare_pairs(
     ds : xarray.Dataset
         From :func:`bayesnoise.load`.
     confidence_level : float, default 0.95
-    random_seed : int, default 0
+    rng : int or numpy.random.Generator, default 0
         Seed of the Monte Carlo parts of the Bayesian intervals.
     on_missing : {"raise", "intersect"}
         What to do when models do not cover the same questions.
@@ -152,7 +152,7 @@ def compare_pairs(
     cols = ["difference", "se_difference", "z", "p_value", "p_value_sign_questions"]
     pairs = pair_table(mat["model"].values, {c: mat[c].values for c in cols})
     bayes = conjugate.posterior_pairs_table(
-        ds, confidence_level=confidence_level, random_seed=random_seed, progress=progress
+        ds, confidence_level=confidence_level, rng=rng, progress=progress
     )
     bayes = bayes.set_index(["model_a", "model_b"]).loc[
         list(zip(pairs["model_a"], pairs["model_b"], strict=True))

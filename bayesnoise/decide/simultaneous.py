@@ -130,7 +130,7 @@ def simultaneous_intervals(
     method: str = "max-t",
     n_draws: int = 100_000,
     variance: str = "auto",
-    random_seed: int | None = 0,
+    rng: int | None = 0,
     on_missing: str = "raise",
 ) -> pd.DataFrame:
     """Intervals for every pair difference a - b that hold simultaneously.
@@ -161,7 +161,7 @@ def simultaneous_intervals(
         non-coverage at 5 models and 95%, N = 100, K = 1 / 10: 0.051 / 0.050 (Wishart,
         8,000 simulated families) and 0.054 / 0.050 (shared, 4,000; Monte Carlo SE 0.0035). ``attrs["variance"]``
         says which was used.
-    random_seed : int, optional
+    rng : int or numpy.random.Generator, optional
     on_missing : {"raise", "intersect"}
 
     Returns
@@ -212,8 +212,8 @@ def simultaneous_intervals(
         if variance == "auto":
             m = cov.shape[0]
             variance = "wishart" if m * m * min(m, dof) * n_draws <= 2e9 else "shared"
-        rng = np.random.default_rng(random_seed)
-        t = np.sort(max_abs_t_draws(cov, n_draws=n_draws, rng=rng, df=dof, variance=variance))
+        gen = np.random.default_rng(rng)
+        t = np.sort(max_abs_t_draws(cov, n_draws=n_draws, rng=gen, df=dof, variance=variance))
         c = float(np.quantile(t, level, method="inverted_cdf"))
         h = 0.05 * c  # density of max |T| at c by a central difference of the empirical cdf
         density = (np.searchsorted(t, c + h) - np.searchsorted(t, c - h)) / (2 * h * n_draws)

@@ -184,7 +184,7 @@ def decision_table(
     target_p=None,
     n_bootstrap: int = 1000,
     confidence_level: float = 0.95,
-    random_seed: int | None = 0,
+    rng: int | None = 0,
 ) -> pd.DataFrame:
     """Decision accuracy of two score tables with its bootstrap interval and noise ceiling.
 
@@ -200,7 +200,7 @@ def decision_table(
     n_bootstrap : int, default 1000
         Replicates of the model bootstrap and of the question bootstrap of each side.
     confidence_level : float, default 0.95
-    random_seed : int or None, default 0
+    rng : int or numpy.random.Generator, default 0
 
     Returns
     -------
@@ -231,7 +231,7 @@ def decision_table(
     agree = agreement(s, t)
     m = names.size
     value = float(agree.sum() / (m * (m - 1) / 2))
-    rng_models, rng_small, rng_target = np.random.default_rng(random_seed).spawn(3)
+    rng_models, rng_small, rng_target = np.random.default_rng(rng).spawn(3)
     reps = model_bootstrap(agree, n_bootstrap, rng_models) if n_bootstrap else np.array([])
     ok = np.isfinite(reps)
     if ok.any():
@@ -239,10 +239,10 @@ def decision_table(
     else:
         low = high = np.nan
     noise = {}
-    for side, p, rng in (("small", small_p, rng_small), ("target", target_p, rng_target)):
+    for side, p, gen in (("small", small_p, rng_small), ("target", target_p, rng_target)):
         if p is not None and n_bootstrap:
             p = np.asarray(p, dtype=float)[order]
-            noise[side] = question_noise(p, n_bootstrap, rng)
+            noise[side] = question_noise(p, n_bootstrap, gen)
     expected = noise_ceiling(s, t, noise.get("small"), noise.get("target"))
     table = pd.DataFrame(
         [[m, m * (m - 1) // 2, value, low, high, expected]], columns=DECISION_COLUMNS

@@ -333,7 +333,7 @@ def elo(
     *,
     n_bootstrap: int = 1000,
     confidence_level: float = 0.95,
-    random_seed: int | None = 0,
+    rng: int | None = 0,
     ties: str = "half",
 ) -> pd.DataFrame:
     """Elo ratings with bootstrap intervals from a (models x questions) score matrix.
@@ -347,7 +347,7 @@ def elo(
     n_bootstrap : int, default 1000
         Bootstrap replicates; 0 skips the intervals (NaN).
     confidence_level : float, default 0.95
-    random_seed : int or None, default 0
+    rng : int or numpy.random.Generator, default 0
         Seed of the ``numpy.random.Generator`` that draws the replicates.
     ties : {"half", "exclude"}, default "half"
         ``"half"``: a tie (both pass or both fail) is half a win for each side, as in Chatbot
@@ -393,7 +393,7 @@ def elo(
         wins = half_win_matrix(wins, p.shape[1])
     theta = bradley_terry(wins)
     table = pd.DataFrame({"model": models, name: ELO_MEAN + ELO_SCALE * theta})
-    reps = _bootstrap(p, wins, theta, n_bootstrap, random_seed, half=ties == "half")
+    reps = _bootstrap(p, wins, theta, n_bootstrap, rng, half=ties == "half")
     ok = ~np.isnan(reps).any(axis=1)
     failed = int(reps.shape[0] - ok.sum())
     if failed:
@@ -416,7 +416,7 @@ def elo(
     return table
 
 
-def _bootstrap(p, wins, theta, n_bootstrap, random_seed, half=False) -> np.ndarray:
+def _bootstrap(p, wins, theta, n_bootstrap, rng, half=False) -> np.ndarray:
     """(n_bootstrap, M) refitted strengths; rows of NaN where the replicate's MLE is infinite.
 
     ``wins`` is the matrix the point estimate was fitted to; with ``half`` each replicate's
@@ -428,7 +428,7 @@ def _bootstrap(p, wins, theta, n_bootstrap, random_seed, half=False) -> np.ndarr
     out = np.full((n_bootstrap, m), np.nan)
     if n_bootstrap == 0:
         return out
-    rng = np.random.default_rng(random_seed)
+    gen = np.random.default_rng(rng)
     hessian = _hessian(theta, wins + wins.T)
     inverse = linalg.cho_solve(linalg.cho_factor(hessian), np.eye(m))
     rows = np.ascontiguousarray(p.T, dtype=np.float32)  # (N, M)
@@ -440,7 +440,7 @@ def _bootstrap(p, wins, theta, n_bootstrap, random_seed, half=False) -> np.ndarr
             min(chunk, n_bootstrap - b0) for b0 in range(w0, min(n_bootstrap, w0 + batch), chunk)
         ]
         # resampled question columns, per replicate (drawn chunk by chunk, as always)
-        draws = np.concatenate([rng.integers(0, n, size=(b, n)) for b in sizes])
+        draws = np.concatenate([gen.integers(0, n, size=(b, n)) for b in sizes])
         offset = n * np.arange(draws.shape[0])[:, None]
         counts = np.bincount((draws + offset).ravel(), minlength=draws.size)
         all_wins = _replicate_wins(rows, counts.reshape(draws.shape), binary)

@@ -140,7 +140,7 @@ def pair_noise_dataset(
     on_missing: str = "raise",
     correction: bool = True,
     n_boot: int = 0,
-    random_seed: int | None = 0,
+    rng: int | None = 0,
     n_permutations: int = 0,
     progress: bool = True,
 ) -> xr.Dataset:
@@ -155,13 +155,13 @@ def pair_noise_dataset(
       (paired t test: t = z sqrt((N - 1) / N) against Student t with N - 1 degrees of freedom),
       ``p_value_sign_questions`` (exact sign test on the signs of d_i, ties
       dropped; ``questions_a_above`` counts d_i > 0) and, with ``n_permutations > 0``,
-      ``p_value_permutation`` (sign-flip permutation test of sum_i d_i, seeded by ``random_seed``);
+      ``p_value_permutation`` (sign-flip permutation test of sum_i d_i, seeded by ``rng``);
     * Eval-Arena's one-sample-level tests on the expected win counts ``wins_a``
       (sum_i p_a (1 - p_b)): ``p_value_sign_one_sample`` and ``p_value_mcnemar_one_sample``. At K > 1 they
       test a one-sample-per-question comparison and are nearly powerless for the averaged one.
 
     With ``n_boot > 0`` also ``se_bootstrap`` (paired bootstrap over questions, seeded by
-    ``random_seed``). ``z`` is NaN, with the reason in ``attrs["note"]``, where var_i(p_a - p_b)
+    ``rng``). ``z`` is NaN, with the reason in ``attrs["note"]``, where var_i(p_a - p_b)
     is zero up to rounding (<= 1e-12 times the square of the largest |score| of the two models).
 
     Parameters
@@ -174,7 +174,7 @@ def pair_noise_dataset(
         Small-K correction of the paired data/prediction split.
     n_boot : int, default 0
         Paired bootstrap replicates (0: none).
-    random_seed : int, optional
+    rng : int or numpy.random.Generator, optional
         Seed of the bootstrap and of the permutations.
     n_permutations : int, default 0
         Random sign vectors of the permutation test (0: no ``p_value_permutation``).
@@ -214,9 +214,9 @@ def pair_noise_dataset(
     se_mean, z, flat = _score.pair_z(comps["difference"], comps["var_mean"], n, scale)
     dims = (MODEL_A, MODEL_B)
     names = ds[MODEL].values.astype(str)
-    rng = np.random.default_rng(random_seed) if n_permutations > 0 else None
+    gen = np.random.default_rng(rng) if n_permutations > 0 else None
     bar.step("p-values")
-    tests = pair_pvalues(p, z, wins, n_permutations=n_permutations, rng=rng, above=comps["above"])
+    tests = pair_pvalues(p, z, wins, n_permutations=n_permutations, rng=gen, above=comps["above"])
     out = xr.Dataset(
         {
             "difference": (dims, comps["difference"]),
@@ -260,7 +260,7 @@ def pair_noise_dataset(
         out.attrs["note"] = note
     if n_boot > 0:
         bar.step("bootstrap")
-        cov = _core.bootstrap_cov(p, n_boot=n_boot, rng=np.random.default_rng(random_seed))
+        cov = _core.bootstrap_cov(p, n_boot=n_boot, rng=np.random.default_rng(rng))
         var = np.diag(cov)
         out["se_bootstrap"] = (dims, np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0)))
         out.attrs["n_boot"] = int(n_boot)
@@ -309,7 +309,7 @@ def pair_noise(
     correction: bool = True,
     max_difference: float | None = None,
     n_boot: int = 0,
-    random_seed: int | None = 0,
+    rng: int | None = 0,
     confidence_level: float | None = None,
     adjust: str = "holm",
     n_permutations: int = 0,
@@ -328,7 +328,7 @@ def pair_noise(
         Keep only pairs with ``|difference| <= max_difference``.
     n_boot : int, default 0
         Paired bootstrap replicates; adds a ``se_bootstrap`` column when > 0.
-    random_seed : int, optional
+    rng : int or numpy.random.Generator, optional
         Seed of the bootstrap and of the permutations.
     confidence_level : float, optional
         Add ``difference_low``, ``difference_high``, a score interval for the difference of the
@@ -378,7 +378,7 @@ def pair_noise(
         on_missing=on_missing,
         correction=correction,
         n_boot=n_boot,
-        random_seed=random_seed,
+        rng=rng,
         n_permutations=n_permutations,
         progress=progress,
     )

@@ -104,7 +104,7 @@ def paired_test(
     method: str = "t",
     on_missing: str = "raise",
     n_boot: int = 2000,
-    random_seed: int | None = 0,
+    rng: int | None = 0,
     n_permutations: int = 9999,
 ) -> PairedTestResult:
     """Test whether two models differ on the same questions.
@@ -137,7 +137,7 @@ def paired_test(
         What to do when the two models do not cover the same questions.
     n_boot : int, default 2000
         Bootstrap resamples (``method="bootstrap"`` only).
-    random_seed : int, optional
+    rng : int or numpy.random.Generator, optional
         Seed of the bootstrap and of the permutations.
     n_permutations : int, default 9999
         Random sign vectors (``method="permutation"`` only); the p-value's Monte Carlo SE is
@@ -180,7 +180,7 @@ def paired_test(
     sub = complete(ds.sel({MODEL: [model_a, model_b]}), on_missing=on_missing)
     n_boot = n_boot if method == "bootstrap" else 0
     n_perm = n_permutations if method == "permutation" else 0
-    mat = pair_noise_dataset(sub, n_boot=n_boot, random_seed=random_seed, n_permutations=n_perm)
+    mat = pair_noise_dataset(sub, n_boot=n_boot, rng=rng, n_permutations=n_perm)
     cell = mat.isel(model_a=0, model_b=1)
     n = mat.attrs["questions"]
     keys = ("total", "data", "prediction", "se_total", "se_data", "se_prediction", "se_difference")

@@ -276,7 +276,7 @@ def model_quality(
     on_missing: str = "raise",
     n_bootstrap: int = 1000,
     confidence_level: float = 0.95,
-    random_seed: int | None = 0,
+    rng: int | None = 0,
 ) -> pd.DataFrame:
     """Per model: ``model, accuracy, win_rate, elo, elo_low, elo_high`` of a Dataset.
 
@@ -290,7 +290,7 @@ def model_quality(
         ds[MODEL].values,
         n_bootstrap=n_bootstrap,
         confidence_level=confidence_level,
-        random_seed=random_seed,
+        rng=rng,
     )
     table.insert(1, "accuracy", p.mean(axis=1))
     table.insert(2, "win_rate", win_rate(p))

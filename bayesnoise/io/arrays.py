@@ -17,6 +17,18 @@ def from_sample_array(scores: xr.DataArray, *, benchmark: str = "benchmark") -> 
 
     Scores in [0, 1]; NaN marks a sample that was not drawn (so K may differ per cell).
 
+    Parameters
+    ----------
+    scores : xarray.DataArray
+        Scores with dims ``(model, question, sample)``.
+    benchmark : str, default "benchmark"
+        The benchmark's name (``attrs["benchmark"]``).
+
+    Returns
+    -------
+    xarray.Dataset
+        The package's dataset (``correct``, ``samples``, ``sum_sq`` per model and question).
+
     Examples
     --------
     >>> import numpy as np, xarray as xr
@@ -58,6 +70,20 @@ def from_wide(
 
     Fractional entries are accepted as per-question expected scores without sample counts
     (``counts_known=False``).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per question (the index), one column per model.
+    name : str, default "DataFrame"
+        What error messages call the input.
+    benchmark : str, default "benchmark"
+        The benchmark's name (``attrs["benchmark"]``).
+
+    Returns
+    -------
+    xarray.Dataset
+        The package's dataset (``correct``, ``samples``, ``sum_sq`` per model and question).
 
     Examples
     --------

@@ -163,6 +163,22 @@ def from_samples(
 
     Scores may be 0/1 or fractions in [0, 1]; K may differ per cell.
 
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per sample: ``model, example_id, sample, correct``.
+    name : str, default "DataFrame"
+        What error messages call the input.
+    first_line : int, optional
+        The file line of the table's first row, for error messages that name a row.
+    benchmark : str, optional
+        The benchmark's name (default: the table's benchmark column, else ``"benchmark"``).
+
+    Returns
+    -------
+    xarray.Dataset
+        The package's dataset (``correct``, ``samples``, ``sum_sq`` per model and question).
+
     Examples
     --------
     >>> import pandas as pd

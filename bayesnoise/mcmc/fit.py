@@ -20,6 +20,8 @@ from typing import Any, Literal
 import numpy as np
 import xarray as xr
 
+from bayesnoise._common import seed_of
+
 from .diagnostics import ConvergenceWarning, check_convergence, default_var_names, warn_user
 from .inputs import BuiltModel
 from .samplers import check_arguments, raised_draws, resolve_sampler, retry_message
@@ -38,7 +40,7 @@ def fit(
     tune: int = 1000,
     chains: int = 2,
     cores: int | None = None,
-    random_seed: int = 0,
+    rng: int = 0,
     progressbar: bool = True,
     target_accept: float | None = None,
     derived: bool = True,
@@ -66,7 +68,7 @@ def fit(
         Kept draws per chain, tuning steps per chain, number of chains.
     cores : int, optional
         Parallel chains (default ``min(chains, CPU count)``).
-    random_seed : int, default 0
+    rng : int or numpy.random.Generator, default 0
         Seeds the sampler and the exact Beta draws of the derived quantities.
     progressbar : bool, default True
         Show the sampler's progress bar. It is always written to standard error, never to
@@ -96,7 +98,7 @@ def fit(
     xarray.DataTree
         Groups ``posterior``, ``sample_stats``, ``observed_data`` (``correct``, ``count`` on
         dims ``model``, ``question``); attrs ``bayesnoise_model``, ``sampler``,
-        ``compile_time``, ``sampling_time`` (seconds), ``random_seed``, ``priors`` (JSON),
+        ``compile_time``, ``sampling_time`` (seconds), ``rng``, ``priors`` (JSON),
         ``draws`` and ``tune`` (per chain, as sampled).
 
     Examples
@@ -113,7 +115,8 @@ def fit(
     check_arguments(model, sampler, draws, tune, chains)
     sampler = resolve_sampler(sampler, model.kind)
     kind, data = model.kind, model.data
-    run = (model, sampler, chains, cores, random_seed, progressbar)
+    rng = seed_of(rng)  # nutpie and the retry's SeedSequence take an int
+    run = (model, sampler, chains, cores, rng, progressbar)
     tree, compile_time, sampling_time = _sample(*run, draws, tune, target_accept)
     first = asked = None
     if check and adapt and chains > 1:  # out of bounds: sample once more, and say so
@@ -130,7 +133,7 @@ def fit(
         coords={"model": data.models, "question": data.questions},
     )
     if derived:
-        seed_seq = np.random.SeedSequence([int(random_seed), 4])
+        seed_seq = np.random.SeedSequence([int(rng), 4])
         if kind == "marginal":
             _add_finite_sample_marginal(tree, data, np.random.default_rng(seed_seq))
         elif kind == "joint":
@@ -141,7 +144,7 @@ def fit(
             "sampler": sampler,
             "compile_time": float(compile_time),
             "sampling_time": float(sampling_time),
-            "random_seed": int(random_seed),
+            "random_seed": int(rng),
             "priors": json.dumps(asdict(model.priors)),
             "draws": int(draws),
             "tune": int(tune),
@@ -155,7 +158,7 @@ def fit(
     return tree
 
 
-def _sample(model, sampler, chains, cores, random_seed, progressbar, draws, tune, target_accept):
+def _sample(model, sampler, chains, cores, rng, progressbar, draws, tune, target_accept):
     """One run of the sampler: (tidied tree, compile seconds, sampling seconds)."""
     import pymc as pm
 
@@ -182,7 +185,7 @@ def _sample(model, sampler, chains, cores, random_seed, progressbar, draws, tune
                 tune=tune,
                 chains=chains,
                 cores=cores if cores is not None else chains,
-                seed=random_seed,
+                seed=rng,
                 progress_bar=progressbar,
                 save_warmup=False,
                 **kwargs,
@@ -199,7 +202,7 @@ def _sample(model, sampler, chains, cores, random_seed, progressbar, draws, tune
                 tune=tune,
                 chains=chains,
                 cores=cores,
-                random_seed=random_seed,
+                random_seed=rng,
                 progressbar=progressbar,
                 quiet=not progressbar,
                 nuts_sampler=sampler,

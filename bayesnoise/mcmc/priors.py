@@ -98,7 +98,7 @@ def prior_predictive_summary(
     count: int = 10,
     questions: int = 500,
     draws: int = 2000,
-    random_seed: int = 0,
+    rng: int = 0,
 ) -> dict[str, np.ndarray]:
     """Prior predictive check of the ``(mu, kappa)`` priors, in numpy (no PyMC needed).
 
@@ -125,7 +125,7 @@ def prior_predictive_summary(
         Questions per simulated benchmark.
     draws : int, default 2000
         Simulated benchmarks (prior draws).
-    random_seed : int, default 0
+    rng : int or numpy.random.Generator, default 0
 
     Returns
     -------
@@ -141,13 +141,13 @@ def prior_predictive_summary(
     ['accuracy', 'always_solved', 'data_share']
     """
     priors = DEFAULT_PRIORS if priors is None else priors
-    rng = np.random.default_rng(random_seed)
-    mu = rng.beta(priors.mu_alpha, priors.mu_beta, size=draws)
-    kappa = np.exp(rng.normal(np.log(priors.kappa_median), priors.kappa_log_sd, size=draws))
+    gen = np.random.default_rng(rng)
+    mu = gen.beta(priors.mu_alpha, priors.mu_beta, size=draws)
+    kappa = np.exp(gen.normal(np.log(priors.kappa_median), priors.kappa_log_sd, size=draws))
     a = np.maximum(mu * kappa, 1e-300)
     b = np.maximum((1 - mu) * kappa, 1e-300)
-    u = rng.beta(a[:, None], b[:, None], size=(draws, questions))
-    c = rng.binomial(count, u)
+    u = gen.beta(a[:, None], b[:, None], size=(draws, questions))
+    c = gen.binomial(count, u)
     p = c / count
     w = p * (1 - p)
     q = np.array([0.025, 0.25, 0.5, 0.75, 0.975])

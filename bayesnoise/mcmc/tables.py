@@ -194,7 +194,7 @@ def posterior_table_mcmc(
     draws: int = 1000,
     tune: int = 1000,
     chains: int = 2,
-    random_seed: int = 0,
+    rng: int = 0,
     save: str | Path | None = None,
     progressbar: bool = True,
 ) -> pd.DataFrame:
@@ -215,7 +215,7 @@ def posterior_table_mcmc(
         Per-pair table from the joint model instead of the per-model table.
     confidence_level : float, default 0.95
     sampler : {"auto", "pymc", "nutpie", "numpyro"}, default "auto"
-    draws, tune, chains, random_seed, progressbar
+    draws, tune, chains, rng, progressbar
         Passed to :func:`fit`.
     save : path, optional
         Also write the fit to this NetCDF file (:func:`save_fit`; read it back with
@@ -248,7 +248,7 @@ def posterior_table_mcmc(
         draws=draws,
         tune=tune,
         chains=chains,
-        random_seed=random_seed,
+        rng=rng,
         progressbar=progressbar,
     )
     if save is not None:

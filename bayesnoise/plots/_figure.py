@@ -29,7 +29,22 @@ def new_figure(ncols: int, figsize=None, sharey: bool = False):
 
 
 def save_figure(fig, path, dpi: int = 100) -> Path:
-    """Write ``fig`` (a Figure or anything with ``.figure``) to ``path`` (.png, .svg or .pdf)."""
+    """Write ``fig`` (a Figure or anything with ``.figure``) to ``path`` (.png, .svg or .pdf).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure or matplotlib.axes.Axes
+        The figure, or an Axes of it.
+    path : path
+        The file to write; its extension picks the format.
+    dpi : int, default 100
+        Resolution of a PNG.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+    """
     path = Path(path)
     if path.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise ValueError(f"{path}: figure files must end in .png, .svg or .pdf")

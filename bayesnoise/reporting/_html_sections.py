@@ -51,9 +51,7 @@ def _pairs_part(ds, level, seed, notes, show):
 
         pairs["p_value_adjusted"] = adjust_pvalues(pairs["p_value"].to_numpy(), "holm")
     try:
-        bayes = conjugate.posterior_pairs_table(
-            ds, confidence_level=level, random_seed=seed, progress=show
-        )
+        bayes = conjugate.posterior_pairs_table(ds, confidence_level=level, rng=seed, progress=show)
         cols = ["prob_a_better", "prob_a_better_population"]
         pairs = pairs.merge(bayes[["model_a", "model_b", *cols]], on=["model_a", "model_b"])
     except DataError as err:
@@ -75,7 +73,7 @@ def compute_section(ds, *, title, level=0.95, seed=0, on_missing="raise", progre
         try:
             step("Bayesian per-model posterior")
             models = decide.compare_models(
-                ds, confidence_level=level, random_seed=seed, progress=progress is not None
+                ds, confidence_level=level, rng=seed, progress=progress is not None
             )
             models = single.merge(
                 models[[c for c in models.columns if c not in single.columns or c == "model"]],
@@ -103,7 +101,7 @@ def ranks_part(ds, level, seed, notes, progress=None):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            ranks = rank_table(ds, confidence_level=level, random_seed=seed)
+            ranks = rank_table(ds, confidence_level=level, rng=seed)
         except (DataError, ValueError) as err:
             notes.append(f"ranks left out: {err}")
             ranks = None

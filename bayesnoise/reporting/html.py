@@ -146,7 +146,7 @@ def benchmark_section(
     *,
     title=None,
     confidence_level=0.95,
-    random_seed=0,
+    rng=0,
     on_missing="raise",
     figures=True,
     models_dir=None,
@@ -161,7 +161,7 @@ def benchmark_section(
     title : str, optional
         Default: the dataset's benchmark name.
     confidence_level : float, default 0.95
-    random_seed : int, default 0
+    rng : int or numpy.random.Generator, default 0
         Seed of the Monte Carlo parts of the Bayesian answers.
     on_missing : {"raise", "intersect"}
         Pairs need the same questions (see :func:`bayesnoise.complete`).
@@ -194,13 +194,13 @@ def benchmark_section(
         ds,
         title=title,
         level=confidence_level,
-        seed=random_seed,
+        seed=rng,
         on_missing=on_missing,
         progress=progress,
     )
     section = Section(title, str(ds.attrs.get("source", "")), {}, models, pairs, notes)
     if paired_ds is not None:
-        section.ranks = ranks_part(paired_ds, confidence_level, random_seed, notes, progress)
+        section.ranks = ranks_part(paired_ds, confidence_level, rng, notes, progress)
     close = None
     section.data["k"] = float(np.median(models["samples_per_question"]))
     if pairs is not None:
@@ -226,7 +226,7 @@ def benchmark_section(
                 paired_ds,
                 sid=slug(title),
                 level=confidence_level,
-                seed=random_seed,
+                seed=rng,
                 notes=section.notes,
                 progress=progress,
                 figures=figures,
@@ -312,9 +312,9 @@ def write_report(
     benchmark=None,
     title="bayesnoise report",
     confidence_level=0.95,
-    random_seed=0,
+    rng=0,
     on_missing="raise",
-    quiet=False,
+    progress=True,
     models_dir=None,
 ):
     """Load each input, compute its section and write one self-contained HTML file.
@@ -322,12 +322,24 @@ def write_report(
     Parameters
     ----------
     inputs : sequence of path or xarray.Dataset, or mapping of title -> either
+        One section per input.
     path : path
         The ``.html`` file to write.
     benchmark : str, optional
         Passed to :func:`bayesnoise.load` for files holding several benchmarks.
-    quiet : bool, default False
-        No progress lines on standard error.
+    title : str, default "bayesnoise report"
+        The page's title.
+    confidence_level : float, default 0.95
+        Level of every interval in the report.
+    rng : int or numpy.random.Generator, default 0
+        Seed (or generator) of the Monte Carlo intervals.
+    on_missing : {"raise", "intersect"}, default "raise"
+        What to do when models do not cover the same questions (see
+        :func:`bayesnoise.complete`).
+    progress : bool, default True
+        Progress lines on standard error.
+    models_dir : path, optional
+        Folder of the reference noise tables (default: the packaged copy).
 
     Returns
     -------
@@ -346,7 +358,7 @@ def write_report(
         start = time.perf_counter()
 
         def step(text, i=i, name=name, start=start):
-            if not quiet:
+            if progress:
                 print(
                     f"[{i}/{len(items)}] {name}: {text} ({time.perf_counter() - start:.0f} s)",
                     file=sys.stderr,
@@ -360,10 +372,10 @@ def write_report(
                 ds,
                 title=label,
                 confidence_level=confidence_level,
-                random_seed=random_seed,
+                rng=rng,
                 on_missing=on_missing,
                 models_dir=models_dir,
-                progress=None if quiet else step,
+                progress=step if progress else None,
             )
         )
     titles = [s.title for s in sections]

@@ -25,6 +25,12 @@ from .sequential import monitor
 from .signal import signal
 from .tables import arena, compare, noise, pairs, posterior
 
+# the figures of bn.plot document each parameter as the verbs do
+_inputs.document_figures(
+    plot.KINDS.values(),
+    [noise, pairs, compare, posterior, ranks, noises, rate, threshold, judge, coverage],
+)
+
 __all__ = [
     "arena",
     "check",

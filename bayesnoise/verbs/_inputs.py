@@ -224,8 +224,7 @@ def _thresholded(ds, threshold, success, done: bool):
     if threshold is None:
         if success != "above":
             raise DataError(
-                "success= (--success) says which side of threshold= is a success; give a "
-                "threshold"
+                "success= (--success) says which side of threshold= is a success; give a threshold"
             )
         return ds
     if not done:
@@ -338,3 +337,69 @@ def fill_docs(*verbs) -> None:
     for verb in verbs:
         doc = verb.__doc__.replace("{input}", _INPUT_DOC).replace("{read}", _READ_DOC)
         verb.__doc__ = doc.replace("{{", "{").replace("}}", "}")
+
+
+_FIGURE_DOC = {
+    "fit": "fit : path or arviz DataTree\n    An MCMC fit: the file written by "
+    '``bn.posterior(..., method="mcmc", save=path)``, or the fit itself.',
+    "statistic": 'statistic : str, default "z"\n    The pair column that colours the '
+    "matrix (one of :data:`bayesnoise.verbs.plot.STATISTICS`).",
+    "bins": "bins : int, default 5\n    Model groups by accuracy, one CDF panel each.",
+    "confidence_level": "confidence_level : float, default 0.95\n    Level of the intervals "
+    "drawn.",
+    "rng": "rng : int or numpy.random.Generator, default 0\n    Seed (or generator) of the "
+    "Monte Carlo intervals.",
+    "progress": "progress : bool, default True\n    Progress display on standard error.",
+}
+
+
+def _entries(doc: str) -> dict[str, str]:
+    """name -> its numpydoc ``Parameters`` entry (``a, b : int`` gives one entry each)."""
+    import inspect
+    import re
+
+    text = inspect.cleandoc(doc or "")
+    m = re.search(r"^Parameters\n-+\n(.*?)(?=^\w[\w ]*\n-+\n|\Z)", text, re.S | re.M)
+    out: dict[str, str] = {}
+    if not m:
+        return out
+    head, body = None, []
+    for line in [*m.group(1).splitlines(), "END"]:
+        if line and not line.startswith(" "):
+            if head is not None:
+                names, _, kind = head.partition(" : ")
+                for name in (n.strip() for n in names.split(",")):
+                    entry = f"{name} : {kind}" if kind else name
+                    out.setdefault(name, "\n".join([entry, *body]).rstrip())
+            head, body = line, []
+        elif head is not None:
+            body.append(line)
+    return out
+
+
+def document_figures(figures, verbs) -> None:
+    """Give each figure function without a ``Parameters`` section one: each parameter as the
+    verbs document it (``data`` and ``**read`` as every verb, ``confidence_level`` as
+    :func:`bayesnoise.compare`, ...), and a ``Returns`` section."""
+    import inspect
+
+    known = {**_entries(_INPUT_DOC), **_FIGURE_DOC}
+    for verb in verbs:
+        for name, entry in _entries(verb.__doc__).items():
+            known.setdefault(name, entry)
+    for fig in figures:
+        doc = inspect.cleandoc(fig.__doc__ or "")
+        if "\nParameters\n" in doc:
+            continue
+        params = inspect.signature(fig).parameters.values()
+        names = [("**" + p.name) if p.kind is p.VAR_KEYWORD else p.name for p in params]
+        entries = [known[n] for n in names if n in known]
+        returns = "matplotlib.figure.Figure or arviz-plots collection\n    The figure drawn."
+        sections = (
+            "Parameters\n----------\n" + "\n".join(entries) + f"\n\nReturns\n-------\n{returns}"
+        )
+        head, examples, tail = doc.partition("\nExamples\n--------\n")
+        if examples:  # numpydoc's order: Parameters, Returns, then Examples
+            fig.__doc__ = f"{head.rstrip()}\n\n{sections}\n{examples}{tail}\n"
+        else:
+            fig.__doc__ = f"{doc}\n\n{sections}\n"

@@ -123,6 +123,16 @@ def tidy(result: xr.Dataset) -> pd.DataFrame:
     """The tidy table of a verb's result: one row per model / pair / row, the columns the
     command line prints, in its order.
 
+    Parameters
+    ----------
+    result : xarray.Dataset
+        What a verb returned.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table the command prints.
+
     Examples
     --------
     >>> import pandas as pd

@@ -77,7 +77,7 @@ def coverage(
         confidence_level=level,
         populations=tuple(populations),
         max_pair_models=max_pair_models,
-        random_seed=as_seed(rng),
+        rng=as_seed(rng),
         progress=progress,
     )
     return to_grid(df, ("interval", "population"))

@@ -66,7 +66,7 @@ def decision_accuracy(
         Seed (or generator) of the bootstraps.
     progress : bool, default True
         Progress display on standard error while reading.
-    {input}
+    {read}
 
     Returns
     -------
@@ -136,7 +136,7 @@ def decision_accuracy(
         target_p=None if p_target is None else p_target.loc[names].to_numpy(),
         n_bootstrap=n_resamples,
         confidence_level=0.95 if confidence_level is None else confidence_level,
-        random_seed=as_seed(rng),
+        rng=as_seed(rng),
     )
     table.attrs.update(small=name_small, target=name_target)
     return to_result(drop_intervals(table, confidence_level), None)  # one answer: no dim

@@ -74,7 +74,7 @@ def ranks(
         method=model,
         draws=n_resamples,
         confidence_level=0.95 if confidence_level is None else confidence_level,
-        random_seed=as_seed(rng),
+        rng=as_seed(rng),
         on_missing="raise",
     )
     if confidence_level is None:  # level-derived columns: the interval and the top group
@@ -195,9 +195,7 @@ def passk(
         if by == "pair":
             raise DataError("passk pairs are frequentist; use method='frequentist'")
         level = 0.95 if confidence_level is None else confidence_level
-        df = conjugate.posterior_passk_table(
-            ds, k, confidence_level=level, random_seed=as_seed(rng)
-        )
+        df = conjugate.posterior_passk_table(ds, k, confidence_level=level, rng=as_seed(rng))
         return to_result(drop_intervals(df, confidence_level), "model")
     if by == "pair":
         df = frequentist.passk_pairs(ds, k, on_missing="raise", confidence_level=confidence_level)

@@ -62,7 +62,7 @@ def report(
     >>> bn.report("examples/data/cruxeval_output_temp0.8.csv.gz", output="r.html")  # doctest: +SKIP
     PosixPath('r.html')
     """
-    from bayesnoise.report.html import write_report
+    from bayesnoise.reporting.html import write_report
 
     if judge_col is not None or human_col is not None or human is not None:
         from .judge import judge_report
@@ -98,9 +98,9 @@ def report(
         output,
         title=title,
         confidence_level=level,
-        random_seed=as_seed(rng),
+        rng=as_seed(rng),
         on_missing="raise",
-        quiet=not progress,
+        progress=progress,
         models_dir=models_dir,
     )
 
@@ -130,7 +130,7 @@ def reference(benchmark, *, accuracy=None, models_dir=None):
     >>> sorted(set(r["benchmark"].values.tolist()))
     ['humaneval+']
     """
-    from bayesnoise.report.html import reference_table
+    from bayesnoise.reporting.html import reference_table
 
     return to_result(reference_table(benchmark, accuracy=accuracy, models_dir=models_dir), "run")
 

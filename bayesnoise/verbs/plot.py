@@ -120,7 +120,7 @@ def forest(data, *, confidence_level=0.95, rng=0, progress=True, **read):
     level = interval_level("plot.forest", confidence_level, "the forest's intervals")
     ds = dataset(data, progress=progress, **read)
     seed = as_seed(rng)
-    table = decide.compare_models(ds, confidence_level=level, random_seed=seed, progress=progress)
+    table = decide.compare_models(ds, confidence_level=level, rng=seed, progress=progress)
     return _figure(plots.plot_forest(table))
 
 
@@ -129,7 +129,7 @@ def _pair_rows(ds, statistic, seed):
 
     rows = frequentist.pair_noise(ds, on_missing="raise")
     if statistic.startswith("prob_a_better"):
-        bayes = conjugate.posterior_pairs_table(ds, random_seed=seed, on_missing="raise")
+        bayes = conjugate.posterior_pairs_table(ds, rng=seed, on_missing="raise")
         rows = rows.merge(bayes[["model_a", "model_b", statistic]], on=["model_a", "model_b"])
     return rows
 
@@ -160,7 +160,7 @@ def power(data, *, progress=True, **read):
     from bayesnoise import decide, plots
     from bayesnoise.data import complete
     from bayesnoise.frequentist import model_noise
-    from bayesnoise.report.html import typical_components
+    from bayesnoise.reporting.html import typical_components
 
     ds = dataset(data, progress=progress, **read)
     paired = complete(ds, on_missing="raise")

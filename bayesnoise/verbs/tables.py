@@ -144,7 +144,7 @@ def pairs(
         on_missing="raise",
         max_difference=max_difference,
         n_boot=n_resamples if resampling in ("both", "bootstrap") else 0,
-        random_seed=rng,
+        rng=rng,
         confidence_level=_level(confidence_level) if pair else confidence_level,
         adjust=adjust,
         n_permutations=n_resamples if resampling in ("both", "permutation") else 0,
@@ -164,7 +164,7 @@ def pairs(
             ds,
             confidence_level=_level(confidence_level),
             method=simultaneous,
-            random_seed=rng,
+            rng=rng,
             on_missing="raise",
         )
         keep = [*keys, "simultaneous_low", "simultaneous_high", "p_value_simultaneous"]
@@ -213,6 +213,8 @@ def arena(data, *, progress=True, **read):
     Parameters
     ----------
     {input}
+    progress : bool, default True
+        Progress display on standard error while reading.
 
     Returns
     -------
@@ -292,7 +294,7 @@ def compare(
         df = decide.compare_pairs(
             ds,
             confidence_level=level,
-            random_seed=rng,
+            rng=rng,
             on_missing="raise",
             max_difference=max_difference,
             progress=progress,
@@ -302,7 +304,7 @@ def compare(
         if verdict:
             out.attrs["verdict"] = verdict
         return out
-    df = decide.compare_models(ds, confidence_level=level, random_seed=rng, progress=progress)
+    df = decide.compare_models(ds, confidence_level=level, rng=rng, progress=progress)
     return to_result(drop_intervals(df, confidence_level), "model")
 
 
@@ -386,7 +388,7 @@ def posterior(
             f"one: {ds['model'].values[0]}"
         )
     if method == "bayes":
-        kw = {"confidence_level": level, "random_seed": rng, "kappa": kappa, "progress": progress}
+        kw = {"confidence_level": level, "rng": rng, "kappa": kappa, "progress": progress}
         kw["ubar_prior"] = ubar_prior
         if pairs:
             df = conjugate.posterior_pairs_table(ds, on_missing="raise", **kw)
@@ -411,7 +413,7 @@ def posterior(
         draws=draws,
         tune=tune,
         chains=chains,
-        random_seed=rng,
+        rng=rng,
         save=save,
         progressbar=progress,
     )

@@ -35,9 +35,7 @@ sub = bn.select_models(ds, names)
 model = mcmc.marginal_model(
     sub["correct"], sub["samples"], models=names, questions=sub["question"].values
 )
-tree = mcmc.fit(
-    model, sampler="pymc", draws=500, tune=500, chains=2, random_seed=0, progressbar=False
-)
+tree = mcmc.fit(model, sampler="pymc", draws=500, tune=500, chains=2, rng=0, progressbar=False)
 
 # %%
 # Diagnostics
@@ -66,9 +64,9 @@ plots.plot_mcmc(tree, kind="trace", var_names=("mu", "kappa"))
 # Beta population: the two agree when difficulties are Beta-shaped. Here ``mu_beta`` sits
 # 0.6-1.1 points above the observed accuracy: CRUXEval's question difficulties are not quite
 # Beta-shaped, which is why the population accuracy ``mu`` does not rely on that shape.
-cf = conjugate.posterior_table(sub, random_seed=0)
+cf = conjugate.posterior_table(sub, rng=0)
 mc = mcmc.posterior_table_mcmc(
-    sub, sampler="pymc", draws=500, tune=500, chains=2, random_seed=0, progressbar=False
+    sub, sampler="pymc", draws=500, tune=500, chains=2, rng=0, progressbar=False
 )
 pairs = {
     "ubar": "ubar_mcmc",
