@@ -49,17 +49,39 @@ def _epilog(name: str) -> str:
     return "columns:\n" + "\n".join(lines) + "\n\n" + COLUMNS_HELP
 
 
-def _command(sub, name: str, verb, text: str, *, inputs: bool = True):
+class _Epilog:
+    """A command's epilog, written only when its ``--help`` is shown: the column lists live in
+    the estimator modules, which a command must not import just to build the parser."""
+
+    def __init__(self, name: str, prefix: str = ""):
+        self.name, self.prefix = name, prefix
+
+    def __radd__(self, text: str) -> _Epilog:  # ``"more text " + p.epilog``
+        return _Epilog(self.name, text + self.prefix)
+
+    def __call__(self) -> str:
+        return self.prefix + _epilog(self.name)
+
+
+def _formatter():
     import argparse
 
+    class EpilogFormatter(argparse.RawDescriptionHelpFormatter):
+        def add_text(self, text):
+            super().add_text(text() if isinstance(text, _Epilog) else text)
+
+    return EpilogFormatter
+
+
+def _command(sub, name: str, verb, text: str, *, inputs: bool = True):
     parents = [input_parent(), output_parent()] if inputs else [output_parent()]
     p = sub.add_parser(
         name,
         parents=parents,
         help=text,
         description=text,
-        epilog=_epilog(name),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_Epilog(name),
+        formatter_class=_formatter(),
     )
     p.set_defaults(verb=verb, shows="table")
     return p
