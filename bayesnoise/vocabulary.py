@@ -282,9 +282,11 @@ _ENTRIES = [
         True,
     ),
     _c(
-        "kappa",
-        "kappa (Bayes)",
-        "concentration of the Beta question-difficulty population (posterior median)",
+        "kappa_median",
+        "kappa, posterior median (Bayes)",
+        "posterior median of kappa, the concentration of the Beta question-difficulty "
+        "population (its posterior is right-skewed; the value given when assumed with "
+        "--kappa)",
         "",
         NONE,
         "bayes",
@@ -331,18 +333,18 @@ _ENTRIES = [
         "bayes",
     ),
     _c(
+        "dbar_method",
+        "dbar from (these questions, Bayes)",
+        "where dbar, its interval and prob_a_better come from: posterior (the two models' ubar "
+        "posteriors); binomial bound (K = 1) (kappa-free, ignores the pairing); population "
+        "interval (K = 1) (mu_difference's, valid for these questions too: the prediction "
+        "variance of a paired difference is at most its total variance; used when narrower)",
+        "",
+        THESE,
+        "bayes",
+    ),
+    _c(
         "mu_difference",
-        _c(
-            "dbar_method",
-            "dbar from (these questions, Bayes)",
-            "where dbar, its interval and prob_a_better come from: posterior (the two models' ubar "
-            "posteriors); binomial bound (K = 1) (kappa-free, ignores the pairing); population "
-            "interval (K = 1) (mu_difference's, valid for these questions too: the prediction "
-            "variance of a paired difference is at most its total variance; used when narrower)",
-            "",
-            THESE,
-            "bayes",
-        ),
         "mu A - mu B (population, Bayes)",
         "posterior mean of mu A - mu B, the paired difference of the population accuracies "
         "(Dirichlet weights over questions, shared by the pair); not a difference of Beta means "
@@ -380,7 +382,14 @@ _ENTRIES = [
         "mcmc",
         True,
     ),
-    _c("kappa_mcmc", "kappa (MCMC)", "posterior median of kappa by MCMC", "", NONE, "mcmc"),
+    _c(
+        "kappa_median_mcmc",
+        "kappa, posterior median (MCMC)",
+        "posterior median of kappa by MCMC",
+        "",
+        NONE,
+        "mcmc",
+    ),
     _c(
         "se_data_mcmc",
         "SE data (MCMC)",
@@ -1507,7 +1516,7 @@ _COMMAND_COLUMNS: dict[str, tuple[str, ...]] = {
         *("prob_a_better_population", "z", "p_value", "p_value_sign_questions"),
     ),
     "posterior": (
-        *("model", "questions", "accuracy", "mu", "ubar", "ubar_prior", "kappa"),
+        *("model", "questions", "accuracy", "mu", "ubar", "ubar_prior", "kappa_median"),
         *("kappa_status", "se_data_bayes", "se_prediction_bayes", "model_a", "model_b"),
         *("dbar", "prob_a_better", "dbar_method", "mu_difference", "prob_a_better_population"),
         "mu_beta",

@@ -70,7 +70,7 @@ def main(argv=None):
                 "ubar": "ubar_mcmc",
                 "ubar_low": "ubar_mcmc_low",
                 "ubar_high": "ubar_mcmc_high",
-                "kappa": "kappa_mcmc",
+                "kappa_median": "kappa_median_mcmc",
             },
         ).to_string(index=False)
     )

@@ -496,7 +496,7 @@ def _per_model(c, k, seed, check):
         ),
         "here_freq": (cmp["accuracy_here_low"].to_numpy(), cmp["accuracy_here_high"].to_numpy()),
         "pop_freq": (cmp["accuracy_low"].to_numpy(), cmp["accuracy_high"].to_numpy()),
-        "kappa": cmp["kappa"].to_numpy(),
+        "kappa": cmp["kappa_median"].to_numpy(),
     }
     # posterior_table is what `bayesnoise posterior` prints; compare_models calls it with the
     # same arguments today. Check that on the first group and measure it separately if the two

@@ -228,7 +228,7 @@ def test_tables_accept_a_fixed_kappa():
     rng = np.random.default_rng(6)
     ds = _ds(rng, m=3)
     df = posterior_table(ds, kappa=1.0)
-    assert (df["kappa"] == 1.0).all() and set(df.attrs["kappa_status"]) == {"assumed"}
+    assert (df["kappa_median"] == 1.0).all() and set(df.attrs["kappa_status"]) == {"assumed"}
     assert set(df["kappa_status"]) == {"assumed"}
     pairs = posterior_pairs_table(ds, kappa=2.0)
     assert set(pairs.attrs["kappa_status"]) == {"assumed"} and len(pairs) == 3

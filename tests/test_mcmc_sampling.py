@@ -232,7 +232,12 @@ def test_posterior_tables_have_the_conjugate_columns(tmp_path):
     pair_columns = list(conjugate.posterior_pairs_table(ds).columns)
     per_model = hb.posterior_table_mcmc(ds, progressbar=False, save=tmp_path / "m.nc")
     # the MCMC columns are the conjugate ones with the method (or the Beta estimand) in the name
-    counterpart = {"mu_beta": "mu", "ubar_mcmc": "ubar", "kappa_mcmc": "kappa", "dbar_mcmc": "dbar"}
+    counterpart = {
+        "mu_beta": "mu",
+        "ubar_mcmc": "ubar",
+        "kappa_median_mcmc": "kappa_median",
+        "dbar_mcmc": "dbar",
+    }
     counterpart |= {"se_data_mcmc": "se_data_bayes", "se_prediction_mcmc": "se_prediction_bayes"}
     counterpart |= {"prob_a_better_mcmc": "prob_a_better", "mu_beta_difference": "mu_difference"}
     counterpart |= {"prob_a_better_beta": "prob_a_better_population"}

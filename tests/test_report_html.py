@@ -212,7 +212,7 @@ def test_headers_are_the_registry_labels_with_descriptions(section):
     head, _ = _table(html, "sortable model-table")
     names = ["model", "questions", "samples_per_question", "accuracy", "se_total", "se_mean"]
     assert head[: len(names)] == [label(n) for n in names]
-    assert head[-2:] == [label("kappa"), label("kappa_status")]
+    assert head[-2:] == [label("kappa_median"), label("kappa_status")]
     # the four interval headers name their scope and level
     stems = [h.split(",")[0].split(" (")[0] for h in head[6:10]]
     assert stems == ["accuracy", "ubar", "accuracy", "mu"]

@@ -73,11 +73,8 @@ def test_p_value_names_only_p_values_and_prob_names_posterior_probabilities():
 
 
 def test_posterior_point_summaries_are_means_unless_named_median():
-    # kappa and kappa_mcmc still report the posterior median under a name without _median:
-    # their rename is open (issue 29 closing note)
-    open_renames = {"kappa", "kappa_mcmc"}
     for name, col in REGISTRY.items():
-        if "posterior median" in col.description and name not in open_renames:
+        if "posterior median" in col.description:
             assert "median" in name, name
     assert REGISTRY["mu"].description.startswith("posterior mean")
     assert REGISTRY["mu_difference"].description.startswith("posterior mean")

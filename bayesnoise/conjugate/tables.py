@@ -34,7 +34,7 @@ POSTERIOR_COLUMNS = [
     "ubar_low",
     "ubar_high",
     "ubar_prior",
-    "kappa",
+    "kappa_median",
     "kappa_status",
     "se_data_bayes",
     "se_prediction_bayes",
@@ -122,7 +122,7 @@ def posterior_table(
           broken questions, which the Beta shrinks towards the wrong values; with 95% of the
           questions at u = 0.95 and 5% at 0.01, K = 20, the Beta interval covered 0.555 at
           N = 500 and 0.037 at N = 2,000, this one 0.94);
-        - ``kappa``: posterior median of the concentration (the given value when assumed);
+        - ``kappa_median``: posterior median of the concentration (the given value when assumed);
         - ``kappa_status``: ``estimated``, ``at lower bound`` / ``at upper bound`` (the
           likelihood keeps rising towards that edge; intervals still integrate over kappa),
           ``not identified (K = 1): prior`` (or ``(1 question)``), ``assumed``;
@@ -183,7 +183,7 @@ def posterior_table(
             "ubar_low": post["low"],
             "ubar_high": post["high"],
             "ubar_prior": post["prior"],
-            "kappa": fit.kappa,
+            "kappa_median": fit.kappa,
             "kappa_status": fit.kappa_status,
             "se_data_bayes": np.where(unknown, np.nan, np.sqrt(data_var / n)),
             "se_prediction_bayes": np.where(unknown, np.nan, np.sqrt(prediction_var / n)),

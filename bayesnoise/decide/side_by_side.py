@@ -83,7 +83,7 @@ def compare_models(
             "accuracy_high": freq["accuracy_high"],
             "mu_low": bayes["mu_low"],
             "mu_high": bayes["mu_high"],
-            "kappa": bayes["kappa"],
+            "kappa_median": bayes["kappa_median"],
             "kappa_status": bayes["kappa_status"],
         }
     )

@@ -38,7 +38,7 @@ def posterior_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.Data
     -------
     pandas.DataFrame
         Columns ``model, questions, accuracy, mu_beta, mu_beta_low, mu_beta_high, ubar_mcmc,
-        ubar_mcmc_low, ubar_mcmc_high, ubar_prior, kappa_mcmc, kappa_status, se_data_mcmc,
+        ubar_mcmc_low, ubar_mcmc_high, ubar_prior, kappa_median_mcmc, kappa_status, se_data_mcmc,
         se_prediction_mcmc``: ``questions`` answered and observed ``accuracy`` (mean of c/K
         over them); posterior means and intervals of ``mu_beta`` (the mean of the Beta
         population of question accuracies: not the closed form's shape-free ``mu``, and apart
@@ -49,7 +49,7 @@ def posterior_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.Data
         prior: it checks the conjugate ``ubar_prior="beta"`` interval, not the default
         ``binomial bound (K = 1)`` one, and is calibrated only where the true kappa sits near
         that prior); the posterior *median*
-        ``kappa_mcmc`` (its posterior is right-skewed); ``se_data_mcmc = sqrt(E[data_var] / N)``
+        ``kappa_median_mcmc`` (its posterior is right-skewed); ``se_data_mcmc = sqrt(E[data_var] / N)``
         and ``se_prediction_mcmc = sqrt(E[prediction_var] / N)`` with the posterior means of the
         population variances ``mu(1-mu)/(kappa+1)`` and ``mu(1-mu)kappa/(kappa+1)``, left
         empty where ``kappa_status`` says kappa is not identified (fewer than 2 questions
@@ -96,7 +96,7 @@ def posterior_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.Data
             "ubar_mcmc_low": ubar_low,
             "ubar_mcmc_high": ubar_high,
             "ubar_prior": "beta",
-            "kappa_mcmc": post["kappa"].median(_SAMPLE).values,
+            "kappa_median_mcmc": post["kappa"].median(_SAMPLE).values,
             "kappa_status": status,
             "se_data_mcmc": np.where(identified, se_data, np.nan),
             "se_prediction_mcmc": np.where(identified, se_prediction, np.nan),

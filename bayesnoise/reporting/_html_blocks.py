@@ -71,7 +71,7 @@ def model_table(models, level: float) -> Table:
     """One row per model, by accuracy: sizes, SEs, the four intervals, kappa."""
     df = models.sort_values("accuracy", ascending=False, kind="stable")
     present = [s for s in MODEL_INTERVALS if f"{s}_low" in df.columns]
-    kappa = "kappa" in df.columns
+    kappa = "kappa_median" in df.columns
     columns = [
         column("model", "t name"),
         column("questions"),
@@ -81,7 +81,7 @@ def model_table(models, level: float) -> Table:
         column("se_mean"),
         *[interval_column(s, level) for s in present],
     ]
-    columns += [column("kappa"), column("kappa_status", "t")] if kappa else []
+    columns += [column("kappa_median"), column("kappa_status", "t")] if kappa else []
     rows = []
     for _, r in df.iterrows():
         row = [text(r["model"], "t name", span="model")]
@@ -89,7 +89,7 @@ def model_table(models, level: float) -> Table:
         row += [num(r["se_total"], 4), num(r["se_mean"], 4)]
         row += [_iv(r, s) for s in present]
         if kappa:
-            row += [num(r["kappa"], 2), text(r["kappa_status"])]
+            row += [num(r["kappa_median"], 2), text(r["kappa_status"])]
         rows.append(row)
     return Table(columns, rows, "sortable model-table", "models")
 

@@ -45,7 +45,7 @@ cols = [
     "accuracy_high",
     "mu_low",
     "mu_high",
-    "kappa",
+    "kappa_median",
 ]
 table[cols].round(3)
 

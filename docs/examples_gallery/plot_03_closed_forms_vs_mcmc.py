@@ -73,7 +73,7 @@ pairs = {
     "ubar_low": "ubar_mcmc_low",
     "ubar_high": "ubar_mcmc_high",
     "mu": "mu_beta",
-    "kappa": "kappa_mcmc",
+    "kappa_median": "kappa_median_mcmc",
     "se_data_bayes": "se_data_mcmc",
     "se_prediction_bayes": "se_prediction_mcmc",
 }
@@ -89,7 +89,7 @@ diff = pd.DataFrame(
     {
         "model": side["model"],
         "ubar: closed - mcmc": side["ubar"] - side["ubar_mcmc"],
-        "kappa: closed / mcmc": side["kappa"] / side["kappa_mcmc"],
+        "kappa: closed / mcmc": side["kappa_median"] / side["kappa_median_mcmc"],
     }
 )
 diff.round(5)
