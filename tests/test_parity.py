@@ -258,6 +258,10 @@ def test_a_script_with_the_documented_names_runs_every_verb(tmp_path):
         "plan": lambda: bn.plan(
             F, pair=pair, target_se=0.02, alternative="less", alpha=0.05, **three
         ),
+        "rate": lambda: bn.rate(
+            F, prior="jeffreys", target=0.35, alternative="greater", confidence_level=0.9, **three
+        ),
+        "threshold": lambda: bn.threshold(F, grid="0.5", prior="mean=0.4,sd=0.1", **three),
         "reference": lambda: bn.reference("humaneval+", accuracy=0.5),
         "columns": lambda: bn.columns(),
         "report": lambda: bn.report(
@@ -266,7 +270,7 @@ def test_a_script_with_the_documented_names_runs_every_verb(tmp_path):
     }
     pending = set(verbs.__all__) - NOT_COMMANDS - {"plot"} - set(runs)
     # verbs being added this session in the same spelling: listed here until they have a run
-    pending -= {"rate", "threshold", "judge", "noises"}
+    pending -= {"judge", "noises"}
     assert not pending, f"add a run of {sorted(pending)} in the one spelling"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
