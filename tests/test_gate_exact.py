@@ -162,8 +162,10 @@ def test_with_a_margin_the_betting_test_and_interval_agree():
 
 def test_size_at_n10_k1_null():
     """Smallest cell of the study: N = 10, K = 1, 600 null evals (mu 0.6): the gate flags at
-    most alpha + 2 MCSE, MCSE = sqrt(alpha (1 - alpha) / 600); the old t test alone flags
-    above it on the same draws (the test sees the difference)."""
+    most alpha + 2 MCSE, MCSE = sqrt(alpha (1 - alpha) / 600), and less often than the old
+    t test alone on the same draws (0.003 against 0.052 over 1,000 in the study: the old
+    test's failure at this size is its degenerate p = 0, which the oracle tests above catch;
+    this one guards the exact tests against over-rejecting)."""
     reps = 600
     u = population(np.random.default_rng(20261127), 20_000)
     p = draw(np.random.default_rng(1), u, reps, 10, 1)
