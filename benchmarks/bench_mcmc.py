@@ -154,7 +154,7 @@ def run(config, correct, k, draws, tune, chains=2, seed=1):
             chains=chains,
             cores=2,
             rng=seed,
-            progressbar=False,
+            progress=False,
             check=False,
         )
     fitted = time.perf_counter() - start

@@ -95,7 +95,7 @@ def main(argv=None):
                 tune=1000,
                 chains=2,
                 rng=args.seed + s,
-                progressbar=False,
+                progress=False,
                 check=False,
             )
         rep = check_convergence(tree, default_var_names("joint"), warn=False)

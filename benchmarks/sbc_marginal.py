@@ -75,7 +75,7 @@ def main(argv=None):
                 tune=1000,
                 chains=2,
                 rng=args.seed + f,
-                progressbar=False,
+                progress=False,
                 derived=False,
                 check=False,
             )

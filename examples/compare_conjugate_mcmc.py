@@ -51,7 +51,7 @@ def main(argv=None):
     t_cf = time.perf_counter() - t
     t = time.perf_counter()
     mc = posterior_table_mcmc(
-        ds, sampler=args.sampler, draws=args.draws, rng=args.seed, progressbar=False
+        ds, sampler=args.sampler, draws=args.draws, rng=args.seed, progress=False
     )
     t_mc = time.perf_counter() - t
     print(
@@ -86,7 +86,7 @@ def main(argv=None):
             sampler=args.sampler,
             draws=args.draws,
             rng=args.seed,
-            progressbar=False,
+            progress=False,
         )
         t_mc = time.perf_counter() - t
         print(

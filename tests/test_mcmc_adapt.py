@@ -42,12 +42,12 @@ def test_fit_samples_again_with_more_draws_and_says_so():
     correct = rng.binomial(5, rng.beta(1.0, 1.0, size=(2, 60)))
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        tree = fit(marginal_model(correct, 5), draws=60, tune=60, chains=2, progressbar=False)
+        tree = fit(marginal_model(correct, 5), draws=60, tune=60, chains=2, progress=False)
     conv = [w for w in rec if issubclass(w.category, ConvergenceWarning)]
     assert len(conv) == 1, [str(w.message) for w in conv]  # one warning tells both runs
     assert "sampled again with draws=" in str(conv[0].message)
     assert tree.attrs["draws"] > 60 and tree.attrs["tune"] == 120
     assert tree["posterior"].sizes["draw"] == tree.attrs["draws"]
-    once = fit(marginal_model(correct, 5), draws=60, tune=60, chains=2, progressbar=False,
+    once = fit(marginal_model(correct, 5), draws=60, tune=60, chains=2, progress=False,
                adapt=False, check=False)  # fmt: skip
     assert once.attrs["draws"] == 60

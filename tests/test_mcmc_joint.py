@@ -220,7 +220,7 @@ def test_fast_joint_model_recovers_known_values():
         chains=2,
         cores=2,
         rng=5,
-        progressbar=False,
+        progress=False,
         check=False,
     )
     report = hb.check_convergence(tree, hb.diagnostics.default_var_names("joint"), warn=False)

@@ -40,7 +40,7 @@ SAMPLE = ("chain", "draw")
 
 
 def _fit(model, **kw):
-    kw = {"draws": 1000, "tune": 1000, "chains": 2, "cores": 2, "progressbar": False, **kw}
+    kw = {"draws": 1000, "tune": 1000, "chains": 2, "cores": 2, "progress": False, **kw}
     tree = hb.fit(model, **kw)
     kind = tree.attrs["bayesnoise_model"]
     report = hb.check_convergence(tree, hb.diagnostics.default_var_names(kind), warn=False)
@@ -190,7 +190,7 @@ def test_fit_tree_save_load_roundtrip(tmp_path):
         hb.marginal_model(correct, count, models=["a", "b"]),
         draws=200,
         tune=200,
-        progressbar=False,
+        progress=False,
         check=False,
         rng=3,
     )
@@ -209,7 +209,7 @@ def test_fit_tree_save_load_roundtrip(tmp_path):
         hb.marginal_model(correct, count, models=["a", "b"]),
         draws=200,
         tune=200,
-        progressbar=False,
+        progress=False,
         check=False,
         rng=3,
     )
@@ -230,7 +230,7 @@ def test_posterior_tables_have_the_conjugate_columns(tmp_path):
     )
     posterior_columns = list(conjugate.posterior_table(ds).columns)
     pair_columns = list(conjugate.posterior_pairs_table(ds).columns)
-    per_model = hb.posterior_table_mcmc(ds, progressbar=False, save=tmp_path / "m.nc")
+    per_model = hb.posterior_table_mcmc(ds, progress=False, save=tmp_path / "m.nc")
     # the MCMC columns are the conjugate ones with the method (or the Beta estimand) in the name
     counterpart = {
         "mu_beta": "mu",
@@ -268,7 +268,7 @@ def test_posterior_tables_have_the_conjugate_columns(tmp_path):
         (per_model["ubar_mcmc_low"] < per_model["ubar_mcmc"])
         & (per_model["ubar_mcmc"] < per_model["ubar_mcmc_high"])
     )
-    pairs = hb.posterior_table_mcmc(ds, pairs=True, progressbar=False)
+    pairs = hb.posterior_table_mcmc(ds, pairs=True, progress=False)
     assert renamed(pairs.columns) == pair_columns
     assert pairs[["model_a", "model_b"]].values.tolist() == [["a", "b"], ["a", "c"], ["b", "c"]]
     observed = correct.mean(axis=1) / 5
@@ -288,7 +288,7 @@ def test_progress_goes_to_stderr_not_stdout(capfd):
     correct = rng.binomial(5, rng.beta(2.0, 2.0, size=(2, 40)))
     built = hb.marginal_model(correct, 5)
     capfd.readouterr()
-    tree = hb.fit(built, draws=100, tune=100, chains=1, progressbar=True, check=False)
+    tree = hb.fit(built, draws=100, tune=100, chains=1, progress=True, check=False)
     out = capfd.readouterr().out
     assert "posterior" in tree.children
     assert out == "", f"progress written to stdout: {out[:200]!r}"
@@ -306,7 +306,7 @@ def test_table_warnings_are_said_once_and_point_at_the_caller():
     )
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        hb.posterior_table_mcmc(ds, draws=100, tune=100, chains=1, progressbar=False)
+        hb.posterior_table_mcmc(ds, draws=100, tune=100, chains=1, progress=False)
     ident = [w for w in rec if issubclass(w.category, hb.IdentifiabilityWarning)]
     assert len(ident) == 1 and "k1a, k1b" in str(ident[0].message)
     conv = [w for w in rec if issubclass(w.category, hb.ConvergenceWarning)]

@@ -168,7 +168,7 @@ def test_nutpie_numba_samples_the_pymc_posterior():
     count[0, :8] = 0  # unanswered cells
     correct = rng.binomial(count, rng.beta(4 * p, 4 * (1 - p)))
     built = hb.joint_model(correct, count)
-    kw = {"draws": 1500, "tune": 500, "chains": 2, "cores": 2, "progressbar": False}
+    kw = {"draws": 1500, "tune": 500, "chains": 2, "cores": 2, "progress": False}
     a = hb.fit(built, sampler="pymc", rng=1, **kw)
     b = hb.fit(built, sampler="nutpie", rng=1, **kw)
     for tree in (a, b):

@@ -185,7 +185,7 @@ def test_mcmc_plots_through_arviz_plots(tmp_path):
         draws=60,
         tune=60,
         chains=2,
-        progressbar=False,
+        progress=False,
         check=False,
         rng=1,
     )

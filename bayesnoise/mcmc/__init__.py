@@ -22,7 +22,7 @@ Examples
 >>> rng = np.random.default_rng(0)
 >>> correct = rng.binomial(10, rng.beta(2.0, 2.0, size=(3, 200)))
 >>> tree = fit(marginal_model(correct, 10, models=["a", "b", "c"]), draws=100, tune=100,
-...            chains=1, progressbar=False, check=False)
+...            chains=1, progress=False, check=False)
 >>> summary(tree, var_names=["mu"]).shape[0]
 3
 """

@@ -41,7 +41,7 @@ def fit(
     chains: int = 2,
     cores: int | None = None,
     rng: int = 0,
-    progressbar: bool = True,
+    progress: bool = True,
     target_accept: float | None = None,
     derived: bool = True,
     check: bool = True,
@@ -70,7 +70,7 @@ def fit(
         Parallel chains (default ``min(chains, CPU count)``).
     rng : int or numpy.random.Generator, default 0
         Seeds the sampler and the exact Beta draws of the derived quantities.
-    progressbar : bool, default True
+    progress : bool, default True
         Show the sampler's progress bar. It is always written to standard error, never to
         standard output (which stays free for results).
     target_accept : float, optional
@@ -108,7 +108,7 @@ def fit(
     >>> rng = np.random.default_rng(0)
     >>> correct = rng.binomial(10, rng.beta(1.0, 1.0, size=(2, 100)))
     >>> tree = fit(marginal_model(correct, 10), draws=100, tune=100, chains=1,
-    ...            progressbar=False, check=False)
+    ...            progress=False, check=False)
     >>> sorted(tree["posterior"].data_vars)
     ['V_pred', 'V_x', 'data_var', 'kappa', 'mu', 'prediction_var', 'ubar']
     """
@@ -116,7 +116,7 @@ def fit(
     sampler = resolve_sampler(sampler, model.kind)
     kind, data = model.kind, model.data
     rng = seed_of(rng)  # nutpie and the retry's SeedSequence take an int
-    run = (model, sampler, chains, cores, rng, progressbar)
+    run = (model, sampler, chains, cores, rng, progress)
     tree, compile_time, sampling_time = _sample(*run, draws, tune, target_accept)
     first = asked = None
     if check and adapt and chains > 1:  # out of bounds: sample once more, and say so
@@ -158,7 +158,7 @@ def fit(
     return tree
 
 
-def _sample(model, sampler, chains, cores, rng, progressbar, draws, tune, target_accept):
+def _sample(model, sampler, chains, cores, rng, progress, draws, tune, target_accept):
     """One run of the sampler: (tidied tree, compile seconds, sampling seconds)."""
     import pymc as pm
 
@@ -186,7 +186,7 @@ def _sample(model, sampler, chains, cores, rng, progressbar, draws, tune, target
                 chains=chains,
                 cores=cores if cores is not None else chains,
                 seed=rng,
-                progress_bar=progressbar,
+                progress_bar=progress,
                 save_warmup=False,
                 **kwargs,
             )
@@ -203,8 +203,8 @@ def _sample(model, sampler, chains, cores, rng, progressbar, draws, tune, target
                 chains=chains,
                 cores=cores,
                 random_seed=rng,
-                progressbar=progressbar,
-                quiet=not progressbar,
+                progressbar=progress,
+                quiet=not progress,
                 nuts_sampler=sampler,
                 compute_convergence_checks=False,
                 model=model.model,

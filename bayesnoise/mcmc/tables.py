@@ -62,7 +62,7 @@ def posterior_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.Data
     >>> rng = np.random.default_rng(0)
     >>> c = rng.binomial(5, rng.beta(1, 1, (2, 80)))
     >>> tree = fit(marginal_model(c, 5, models=["a", "b"]), draws=100, tune=100,
-    ...            chains=1, progressbar=False, check=False)
+    ...            chains=1, progress=False, check=False)
     >>> posterior_table_from_fit(tree)["model"].tolist()
     ['a', 'b']
     """
@@ -135,7 +135,7 @@ def pairs_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.DataFram
     >>> rng = np.random.default_rng(0)
     >>> c = rng.binomial(5, rng.beta(1, 1, (3, 60)))
     >>> tree = fit(joint_model(c, 5), draws=100, tune=100, chains=1,
-    ...            progressbar=False, check=False)
+    ...            progress=False, check=False)
     >>> len(pairs_table_from_fit(tree))
     3
     """
@@ -196,7 +196,7 @@ def posterior_table_mcmc(
     chains: int = 2,
     rng: int = 0,
     save: str | Path | None = None,
-    progressbar: bool = True,
+    progress: bool = True,
 ) -> pd.DataFrame:
     """Full-Bayes posterior tables by MCMC (what ``bayesnoise posterior --method mcmc`` prints).
 
@@ -215,7 +215,7 @@ def posterior_table_mcmc(
         Per-pair table from the joint model instead of the per-model table.
     confidence_level : float, default 0.95
     sampler : {"auto", "pymc", "nutpie", "numpyro"}, default "auto"
-    draws, tune, chains, rng, progressbar
+    draws, tune, chains, rng, progress
         Passed to :func:`fit`.
     save : path, optional
         Also write the fit to this NetCDF file (:func:`save_fit`; read it back with
@@ -234,7 +234,7 @@ def posterior_table_mcmc(
     >>> ds = xr.Dataset({"correct": (("model", "question"), c),
     ...                  "samples": (("model", "question"), np.full((2, 80), 5))},
     ...                 coords={"model": ["a", "b"]})
-    >>> df = posterior_table_mcmc(ds, draws=100, tune=100, chains=1, progressbar=False)
+    >>> df = posterior_table_mcmc(ds, draws=100, tune=100, chains=1, progress=False)
     >>> list(df.columns[:4])
     ['model', 'questions', 'accuracy', 'mu_beta']
     """
@@ -249,7 +249,7 @@ def posterior_table_mcmc(
         tune=tune,
         chains=chains,
         rng=rng,
-        progressbar=progressbar,
+        progress=progress,
     )
     if save is not None:
         save_fit(tree, save)

@@ -415,7 +415,7 @@ def posterior(
         chains=chains,
         rng=rng,
         save=save,
-        progressbar=progress,
+        progress=progress,
     )
     return to_result(drop_intervals(df, confidence_level), dim)
 

@@ -35,7 +35,7 @@ sub = bn.select_models(ds, names)
 model = mcmc.marginal_model(
     sub["correct"], sub["samples"], models=names, questions=sub["question"].values
 )
-tree = mcmc.fit(model, sampler="pymc", draws=500, tune=500, chains=2, rng=0, progressbar=False)
+tree = mcmc.fit(model, sampler="pymc", draws=500, tune=500, chains=2, rng=0, progress=False)
 
 # %%
 # Diagnostics
@@ -66,7 +66,7 @@ plots.plot_mcmc(tree, kind="trace", var_names=("mu", "kappa"))
 # Beta-shaped, which is why the population accuracy ``mu`` does not rely on that shape.
 cf = conjugate.posterior_table(sub, rng=0)
 mc = mcmc.posterior_table_mcmc(
-    sub, sampler="pymc", draws=500, tune=500, chains=2, rng=0, progressbar=False
+    sub, sampler="pymc", draws=500, tune=500, chains=2, rng=0, progress=False
 )
 pairs = {
     "ubar": "ubar_mcmc",
