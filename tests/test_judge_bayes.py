@@ -6,6 +6,7 @@ import pytest
 
 from bayesnoise.conjugate.judge import (
     gibbs_misclassification,
+    misclassification_posterior,
     pattern_counts,
     rate_posterior_exact,
     rogan_gladen,
@@ -74,6 +75,19 @@ def test_gibbs_equals_exact():
         assert abs(below.mean() - q) < 4 * max(_batch_mcse(below), np.sqrt(q * (1 - q) / p.size))
 
 
+def test_independence_sampler_equals_exact():
+    tp, fn, fp, tn, j1, j0 = COUNTS
+    lab = np.array([[[tn, fp], [fn, tp]]], float)
+    out = misclassification_posterior(lab, np.array([[j0, j1]], float), draws=1500, rng=4)
+    p = out["cell"][..., 0, 1]
+    post = rate_posterior_exact(*COUNTS)
+    assert out["acceptance"][0] > 0.3
+    assert abs(p.mean() - post.mean) < 4 * _batch_mcse(p)
+    for q in (0.025, 0.975):
+        below = (p <= post.quantile(q)).astype(float)
+        assert abs(below.mean() - q) < 4 * max(_batch_mcse(below), np.sqrt(q * (1 - q) / p.size))
+
+
 def test_pattern_counts_by_hand():
     y = np.array([[1, 1, 0, np.nan], [0, 1, 0, 1]])
     v = np.array([[1, 0, 0, 1], [0, 1, 1, 1]])
@@ -116,7 +130,7 @@ def test_exact_and_gibbs_equal_pymc():
     pm2 = sample_misclassification(
         lab2[None], unl2[None], draws=1000, tune=500, chains=2, rng=2, progress=False
     )
-    gb = gibbs_misclassification(lab2[None], unl2[None], draws=2000, tune=300, rng=2)
+    gb = misclassification_posterior(lab2[None], unl2[None], draws=2000, tune=600, rng=2)
     d_pm = pm2["cell"][..., 0, 1] - pm2["cell"][..., 0, 2]
     d_gb = gb["cell"][..., 0, 1] - gb["cell"][..., 0, 2]
     tol = 4 * np.hypot(_batch_mcse(d_pm), _batch_mcse(d_gb))

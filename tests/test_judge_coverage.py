@@ -3,7 +3,7 @@ with sensitivity 0.9 and specificity 0.7, 100 human labels among 1,000 items."""
 
 import numpy as np
 
-from bayesnoise.conjugate.judge import gibbs_misclassification
+from bayesnoise.conjugate.judge import misclassification_posterior
 from bayesnoise.frequentist.ppi import ppi_mean
 
 REPS, ITEMS, LABELS = 400, 1000, 100
@@ -47,7 +47,7 @@ def test_misclassification_model_covers():
         L = labelled[r]
         np.add.at(lab[r], (y[r, L].astype(int), v[r, L].astype(int)), 1.0)
         unl[r] = np.bincount(v[r, ~L].astype(int), minlength=2)
-    out = gibbs_misclassification(lab, unl, draws=500, tune=150, chains=2, rng=3)
+    out = misclassification_posterior(lab, unl, draws=500, tune=200, chains=2, rng=3)
     p = out["cell"][..., 1].reshape(-1, REPS)
     low, high = np.quantile(p, [0.025, 0.975], axis=0)
     # 1,000 posterior draws per replicate: the quantiles' own Monte Carlo error moves coverage

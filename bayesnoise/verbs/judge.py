@@ -330,11 +330,24 @@ def _sample(labs, unls, share, method, mc):
             )
         out["info"] = {"engine": "PyMC NUTS", "max_rhat": out["max_rhat"]}
         return out
-    from bayesnoise.conjugate.judge import gibbs_misclassification
+    from bayesnoise.conjugate.judge import misclassification_posterior
 
     mc = {k: v for k, v in mc.items() if k != "progress"}
-    out = gibbs_misclassification(labs, unls, share=share, **mc)
-    out["info"] = {"engine": "conjugate Gibbs sampler"}
+    out = misclassification_posterior(labs, unls, share=share, **mc)
+    if share == "all":
+        out["info"] = {"engine": "conjugate Gibbs sampler"}
+    else:
+        out["info"] = {
+            "engine": "Gibbs warm-up, independence Metropolis-Hastings",
+            "min_acceptance": float(np.min(out["acceptance"])),
+        }
+        if np.min(out["acceptance"]) < 0.05:
+            warnings.warn(
+                f"judge: the posterior sampler accepted {np.min(out['acceptance']):.0%} of its "
+                "proposals for some model or pair; raise draws, or use method='mcmc'",
+                UserWarning,
+                stacklevel=4,
+            )
     return out
 
 
