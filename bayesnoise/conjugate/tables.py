@@ -7,7 +7,13 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from bayesnoise._common import check_confidence_level, one_line, pair_table, see_warnings
+from bayesnoise._common import (
+    check_confidence_level,
+    one_line,
+    pair_table,
+    see_warnings,
+    seed_of,
+)
 from bayesnoise._progress import Progress
 from bayesnoise.data import DataError, attr, beta_binomial_counts, complete, is_chunked
 
@@ -46,13 +52,13 @@ POSTERIOR_PAIR_COLUMNS = [
     "dbar_low",
     "dbar_high",
     "prob_a_better",
+    "dbar_method",
     "mu_difference",
     "mu_difference_low",
     "mu_difference_high",
     "prob_a_better_population",
 ]
 
-    "dbar_method",
 _DRAWS = 1000
 
 
@@ -61,7 +67,7 @@ def posterior_table(
     *,
     confidence_level: float = 0.95,
     kappa=None,
-    random_seed=0,
+    rng=0,
     progress: bool = True,
     ubar_prior: str = "auto",
 ) -> pd.DataFrame:
@@ -77,7 +83,7 @@ def posterior_table(
     kappa : float, optional
         Assume kappa for every model (e.g. 1 for the Beta(p, 1-p) theory) instead of
         integrating over its posterior (see :func:`fit_empirical_bayes`).
-    random_seed : int, default 0
+    rng : int or numpy.random.Generator, default 0
         Seed of the Monte Carlo draws for the ubar intervals.
     progress : bool, default True
         Show the steps on standard error once the run passes a second.
@@ -152,7 +158,7 @@ def posterior_table(
     from .chunked import posterior_table_chunked
 
     if is_chunked(ds):  # Dask-backed: one block of models at a time
-        kw = {"kappa": kappa, "random_seed": random_seed, "progress": progress}
+        kw = {"kappa": kappa, "rng": rng, "progress": progress}
         kw["ubar_prior"] = ubar_prior
         return posterior_table_chunked(ds, confidence_level=confidence_level, **kw)
     level = check_confidence_level(confidence_level)
@@ -162,13 +168,13 @@ def posterior_table(
     bar.step("fitting (mu, kappa)")
     fit = fit_empirical_bayes(c, k, kappa=kappa, names=names)
     bar.step("ubar posteriors")
-    rng = np.random.default_rng(random_seed)
-    post = _ubar_posterior(c, k, fit, level, rng, ubar_prior=ubar_prior, names=names, ds=ds)
+    gen = np.random.default_rng(rng)
+    post = _ubar_posterior(c, k, fit, level, gen, ubar_prior=ubar_prior, names=names, ds=ds)
     mask = k > 0
     n = mask.sum(axis=1)
     p = np.where(mask, c / np.where(mask, k, 1.0), 0.0)
     acc = p.sum(axis=1) / n
-    pop = population_accuracy(c, k, confidence_level=level, random_seed=random_seed)
+    pop = population_accuracy(c, k, confidence_level=level, rng=rng)
     data_var, prediction_var = population_variances(fit.mu, fit.kappa)
     unknown = np.char.startswith(fit.kappa_status.astype(str), "not identified")
     df = pd.DataFrame(
@@ -263,12 +269,6 @@ def _mu_shift(names, p, mask, acc, mu):
     return shift
 
 
-def posterior_pairs_table(
-    ds,
-    *,
-    confidence_level: float = 0.95,
-    kappa=None,
-    random_seed=0,
 #: ``dbar_method``: where a pair's these-questions answer (dbar, its interval, prob_a_better)
 #: comes from.
 DBAR_METHODS = {
@@ -305,6 +305,12 @@ def _k1_here(pairs, pop, bound):
     return out, method
 
 
+def posterior_pairs_table(
+    ds,
+    *,
+    confidence_level: float = 0.95,
+    kappa=None,
+    rng=0,
     on_missing: str = "raise",
     progress: bool = True,
     ubar_prior: str = "auto",
@@ -318,7 +324,7 @@ def _k1_here(pairs, pop, bound):
     confidence_level : float, default 0.95
     kappa : float, optional
         Assume kappa for every model (see :func:`fit_empirical_bayes`).
-    random_seed : int, default 0
+    rng : int or numpy.random.Generator, default 0
         Seed of the Monte Carlo draws and of the Dirichlet draws.
     on_missing : {"raise", "intersect"}, default "raise"
         Pairs need the same questions (see :func:`bayesnoise.data.complete`).
@@ -381,10 +387,10 @@ def _k1_here(pairs, pop, bound):
     names = ds["model"].values
     bar.step("fitting (mu, kappa)")
     fit = fit_empirical_bayes(c, k, kappa=kappa, names=names)
-    seed_post, seed_pop = np.random.SeedSequence(random_seed).spawn(2)
+    seed_post, seed_pop = np.random.SeedSequence(seed_of(rng)).spawn(2)
     bar.step("ubar posteriors")
-    rng = np.random.default_rng(seed_post)
-    post = _ubar_posterior(c, k, fit, level, rng, ubar_prior=ubar_prior, names=names, ds=ds)
+    gen = np.random.default_rng(seed_post)
+    post = _ubar_posterior(c, k, fit, level, gen, ubar_prior=ubar_prior, names=names, ds=ds)
     cum = post["cumulants"]
     bar.step("pairs on these questions")
     pairs = all_pairs_difference(
@@ -392,8 +398,9 @@ def _k1_here(pairs, pop, bound):
     )
     bar.step("pairs in the population")
     pop = population_difference(
-        c / k, confidence_level=level, draws=4000, random_seed=np.random.default_rng(seed_pop)
+        c / k, confidence_level=level, draws=4000, rng=np.random.default_rng(seed_pop)
     )
+    here, method = _k1_here(pairs, pop, np.asarray(post["prior"]) == BINOMIAL)
     matrices = {
         "dbar": here["mean"],
         "dbar_low": here["low"],
@@ -401,7 +408,6 @@ def _k1_here(pairs, pop, bound):
         "prob_a_better": here["prob_a_better"],
         "dbar_method": method,
         "mu_difference": pop["mean"],
-    here, method = _k1_here(pairs, pop, np.asarray(post["prior"]) == BINOMIAL)
         "mu_difference_low": pop["low"],
         "mu_difference_high": pop["high"],
         "prob_a_better_population": pop["prob_a_better"],
