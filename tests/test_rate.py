@@ -523,3 +523,17 @@ def test_options_in_the_one_spelling():
         bn.threshold(s, grid="0.5", threshold=0.5)
     with pytest.raises(DataError, match="start:stop:step"):
         bn.threshold(s, grid="0.9:0.5:0.1")
+
+
+def test_k_above_one_warns_when_the_beta_population_is_rejected():
+    """Two-point question accuracies (0.05 or 0.9): the Beta hierarchy's credible interval
+    covered 0.87-0.90 in studies/rate_k_gt1.py; the likelihood-ratio test says so."""
+    rng = np.random.default_rng(1)
+    n = 400
+    two_point = np.where(rng.random(n) < 0.94, 0.9, 0.05)
+    beta = rng.beta(1.7, 0.3, n)
+    c = np.stack([rng.binomial(5, two_point), rng.binomial(5, beta)])
+    ds = bn.from_arrays(c, np.full((2, n), 5), models=["two-point", "beta"])
+    with pytest.warns(UserWarning, match="not Beta-distributed for two-point \\("):
+        r = bn.rate(ds)
+    assert r.attrs["beta_rejected"] == ["two-point"]

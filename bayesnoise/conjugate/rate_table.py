@@ -12,7 +12,7 @@ K = 1 is the conjugate update (a question answered once is a Bernoulli(mu) draw)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import integrate, special, stats
@@ -25,6 +25,7 @@ from .rate import BetaPrior, prob_rate_greater, rate_posterior
 
 __all__ = [
     "MixtureRatePosterior",
+    "beta_rejected",
     "density",
     "model_rate_posterior",
     "prob_a_above_b",
@@ -60,12 +61,15 @@ class MixtureRatePosterior:
     eta, eta_sd, weight : numpy.ndarray, shape (G,)
         Component means and sds of logit mu, and weights (sum 1), one per kappa node.
     prior : BetaPrior
+    fit : EmpiricalBayesFit
+        The fit the mixture comes from (one model).
     """
 
     eta: np.ndarray
     eta_sd: np.ndarray
     weight: np.ndarray
     prior: BetaPrior
+    fit: object = field(default=None, repr=False, compare=False)  # the EmpiricalBayesFit
 
     def _moment(self, power: int) -> float:
         x, w = _HERMITE
@@ -170,8 +174,22 @@ def model_rate_posterior(correct, count, prior: BetaPrior):
         eta_sd=np.asarray(fit.grid_eta_sd[0], dtype=float),
         weight=np.asarray(fit.grid_weight[0], dtype=float),
         prior=prior,
+        fit=fit,
     )
     return post, HIERARCHICAL
+
+
+def beta_rejected(correct, count, post) -> bool:
+    """Whether the likelihood-ratio test of :func:`~bayesnoise.conjugate.ubar_prior.beta_fit_test`
+    (level 0.99, needs some K >= 3) rejects the Beta population behind a K > 1 posterior."""
+    from .likelihood import model_cells
+    from .ubar_prior import beta_fit_test
+
+    if not isinstance(post, MixtureRatePosterior) or post.fit is None:
+        return False
+    c = np.asarray(correct, dtype=float)[None, :]
+    k = np.asarray(count, dtype=float)[None, :]
+    return bool(beta_fit_test(*model_cells(c, k, k > 0), post.fit)["reject"][0])
 
 
 def _pdf(post, x):

@@ -9,10 +9,12 @@ Clopper-Pearson interval at K = 1; the t-test on per-question means at K > 1).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
-from bayesnoise.conjugate.rate_table import model_rate_posterior, prob_a_above_b
+from bayesnoise.conjugate.rate_table import beta_rejected, model_rate_posterior, prob_a_above_b
 from bayesnoise.data import MODEL, QUESTION, attr, beta_binomial_counts
 from bayesnoise.frequentist.rate import (
     binomial_rate_test,
@@ -121,11 +123,13 @@ def rate_table(
     """
     c, k = _counts(ds)
     models = list(map(str, ds[MODEL].values))
-    rows = []
+    rows, rejected = [], []
     for i, m in enumerate(models):
         used = k[i] > 0
         ci, ki = c[i][used], k[i][used]
         post, kind = model_rate_posterior(ci, ki, priors[m])
+        if beta_rejected(ci, ki, post):
+            rejected.append(m)
         eq = post.confidence_interval(confidence_level, "equal_tailed")
         hpd = post.confidence_interval(confidence_level, "hdi")
         row = {
@@ -162,7 +166,20 @@ def rate_table(
     df = pd.DataFrame(rows)
     df = df[[col for col in RATE_COLUMNS if col in df.columns]]
     df.attrs.update(_notes(ds, df, priors, target, alternative))
+    if rejected:
+        _warn_beta(rejected)
+        df.attrs["beta_rejected"] = rejected
     return df
+
+
+def _warn_beta(models) -> None:
+    shown = ", ".join(models[:3]) + (f" and {len(models) - 3} more" if len(models) > 3 else "")
+    warnings.warn(
+        f"rate: question accuracies are not Beta-distributed for {shown} (likelihood-ratio "
+        "test); rate_low/high assume a Beta, rate_t_low/high do not. See docs/howto/rate.md",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 def _notes(ds, df, priors, target, alternative) -> dict:
