@@ -67,7 +67,7 @@ def main(argv=None):
         for n in (50, 400):
             for k in (5,):
                 for mean in (0.4, 0.85):
-                    cb, ct, se, b = cell(population, n, k, mean, args.reps, rng)
+                    cb, ct, _se, b = cell(population, n, k, mean, args.reps, rng)
                     lines.append(
                         f"| {population} | {n} | {k} | {mean} | {cb:.3f} | {ct:.3f} | {b:+.2f} |"
                     )
