@@ -9,8 +9,8 @@ the truth; humans label ``labels`` questions chosen at random (for both models).
 Scenarios: ``shared``: Se 0.9, Sp 0.7 for both models; ``model-dependent``: model B is graded
 more leniently (Se 0.95, Sp 0.55). Per cell, ``--replicates`` (default 1000) data sets; for
 each the 95% intervals of: the judge only, the humans only, PPI++ (``bayesnoise.frequentist.
-ppi``), and the misclassification model (``bayesnoise.conjugate.judge``: the conjugate Gibbs
-sampler, vectorised over replicates; per model for the accuracies, the paired model for the
+ppi``), and the misclassification model (``bayesnoise.conjugate.judge.misclassification_posterior``,
+the sampler of ``bn.judge(method="bayes")``, vectorised over replicates; per model for the accuracies, the paired model for the
 difference). Coverage with its Monte Carlo SE, mean widths and the width ratio PPI / human only.
 
     python studies/judge.py                   # writes benchmarks/results/judge_coverage.csv|md
@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bayesnoise.conjugate.judge import gibbs_misclassification
+from bayesnoise.conjugate.judge import misclassification_posterior
 from bayesnoise.frequentist.ppi import ppi_mean
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,11 +79,11 @@ def _counts(y, v, labelled):
 
 
 def _quantiles(lab, unl, mc, seed, quantity, chunk=200):
-    """Equal-tailed interval ends per replicate from Gibbs draws, replicates in chunks (memory)."""
+    """Equal-tailed interval ends per replicate from posterior draws, replicates in chunks."""
     lows, highs = [], []
     for start in range(0, lab.shape[0], chunk):
         part = slice(start, start + chunk)
-        out = gibbs_misclassification(lab[part], unl[part], **mc, rng=seed + start)
+        out = misclassification_posterior(lab[part], unl[part], **mc, rng=seed + start)
         q = quantity(out["cell"]).reshape(-1, lab[part].shape[0])
         lo, hi = np.quantile(q, [(1 - LEVEL) / 2, (1 + LEVEL) / 2], axis=0)
         lows.append(lo)
@@ -94,7 +94,7 @@ def _quantiles(lab, unl, mc, seed, quantity, chunk=200):
 def run_cell(
     scenario: str, items: int, labels: int, reps: int, seed: int, mc: dict | None = None
 ) -> list[dict]:
-    mc = mc or {"draws": 4000, "tune": 1000, "chains": 4}
+    mc = mc or {"draws": 2000, "tune": 1000, "chains": 4}
     rng = np.random.default_rng(seed)
     y, v, labelled = simulate(rng, items, labels, JUDGES[scenario], reps)
     truth = truths()
@@ -181,7 +181,7 @@ def _markdown(df: pd.DataFrame) -> str:
         "`studies/judge.py`, seeded; two models on the same questions (easy/hard, correlated), "
         f"judge verdicts; {df['replicates'].iloc[0]} replicates per cell; MCSE of a coverage of "
         "0.95 is 0.007. judge = judge only, human = human labels only, ppi = PPI++, bayes = "
-        "misclassification model (conjugate Gibbs, 4 chains x 4,000 draws after 1,000). width_vs_human = mean width / the "
+        "misclassification model (the verb's sampler: Gibbs warm-up then independence Metropolis-Hastings, 4 chains x 2,000 draws after 1,000). width_vs_human = mean width / the "
         "human-only interval's.",
         "",
     ]
@@ -202,7 +202,7 @@ def main(argv=None) -> None:
     ap.add_argument("--replicates", type=int, default=1000)
     ap.add_argument("--items", type=int, default=2000)
     ap.add_argument("--labels", type=int, nargs="+", default=[100, 250, 500])
-    ap.add_argument("--draws", type=int, default=4000, help="Gibbs draws per chain")
+    ap.add_argument("--draws", type=int, default=2000, help="posterior draws per chain")
     ap.add_argument("--example", type=Path, help="write the bundled example CSV and stop")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)

@@ -143,3 +143,20 @@ def test_report_section(tmp_path):
     assert "random sample" in html and "data:image/png;base64," in html
     low = float(r["accuracy_ppi_low"].sel(model="model_c"))
     assert f"{low:.3f} –" in html  # the corrected interval as the verb computed it
+
+
+def test_plan_human_cost_per_model():
+    from bayesnoise.frequentist.ppi import human_labels_for_se
+
+    r = bn.plan(EXAMPLE, target_se=0.03, human_cost=2.5)
+    judge, human = _table()
+    for m in judge.columns:
+        lab = human[m].notna().to_numpy()
+        want = human_labels_for_se(
+            human[m][lab].to_numpy(), judge[m][lab].to_numpy(), judge[m][~lab].to_numpy(), 0.03
+        )
+        row = r.sel(model=m)
+        assert int(row["human_labels_needed"]) == want["human_labels"]
+        assert float(row["human_labels_cost"]) == 2.5 * want["human_labels"]
+    with pytest.raises(DataError, match="human_cost must be"):
+        bn.plan(EXAMPLE, target_se=0.03, human_cost=0)
