@@ -736,7 +736,8 @@ def _null_sizes(ca, cb, k, seeds):
             df = _quiet(
                 frequentist.pair_noise,
                 ds,
-                n_permutations=PERMUTATIONS,
+                n_resamples=PERMUTATIONS,
+                resampling="permutation",
                 rng=int(seeds[i]),
                 progress=False,
             )

@@ -172,7 +172,7 @@ def test_z_sign_test_and_bootstrap_agree_on_large_n():
     ds = from_arrays(np.stack([a, b]), np.ones((2, n)), models=["a", "b"])
     z = paired_test(ds, "a", "b")
     sign = paired_test(ds, "a", "b", method="sign")
-    boot = paired_test(ds, "a", "b", method="bootstrap", n_boot=4000, rng=0)
+    boot = paired_test(ds, "a", "b", method="bootstrap", n_resamples=4000, rng=0)
     wa, wb = np.sum(a & ~b), np.sum(b & ~a)
     # sign-test z (W_A - W_B) / sqrt(W_A + W_B) differs from z by the factor
     # sqrt(1 - (q_A - q_B)^2 / (q_A + q_B)) (paper eq. 33-34): check that identity exactly
@@ -341,8 +341,8 @@ def test_bootstrap_column_is_seeded():
     ds = from_arrays(rng.integers(0, 2, (3, 200)), np.ones((3, 200)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        a = pair_noise(ds, n_boot=500, rng=1)["se_bootstrap"]
-        b = pair_noise(ds, n_boot=500, rng=1)["se_bootstrap"]
+        a = pair_noise(ds, n_resamples=500, resampling="bootstrap", rng=1)["se_bootstrap"]
+        b = pair_noise(ds, n_resamples=500, resampling="bootstrap", rng=1)["se_bootstrap"]
     np.testing.assert_array_equal(a, b)
 
 

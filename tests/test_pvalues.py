@@ -92,7 +92,7 @@ def test_paired_test_methods_match_the_table():
     ):
         res = paired_test(ds, "m0", "m1", method=method)
         assert res.pvalue == float(mat[column][0, 1])
-    res = paired_test(ds, "m0", "m1", method="permutation", n_permutations=999, rng=3)
+    res = paired_test(ds, "m0", "m1", method="permutation", n_resamples=999, rng=3)
     assert res.pvalue == float(mat["p_value_permutation"][0, 1])
     assert res.statistic == pytest.approx(res.difference * 150, rel=1e-12)
 

@@ -308,11 +308,11 @@ def pair_noise(
     on_missing: str = "raise",
     correction: bool = True,
     max_difference: float | None = None,
-    n_boot: int = 0,
+    n_resamples: int = 0,
+    resampling: str = "both",
     rng: int | None = 0,
     confidence_level: float | None = None,
     adjust: str = "holm",
-    n_permutations: int = 0,
     progress: bool = True,
 ) -> pd.DataFrame:
     """Tidy table of all unordered model pairs (a before b in the dataset's model order).
@@ -326,8 +326,12 @@ def pair_noise(
         Small-K correction of the paired data/prediction split.
     max_difference : float, optional
         Keep only pairs with ``|difference| <= max_difference``.
-    n_boot : int, default 0
-        Paired bootstrap replicates; adds a ``se_bootstrap`` column when > 0.
+    n_resamples : int, default 0
+        Resamples of the columns ``resampling`` names, when > 0: ``se_bootstrap`` (paired
+        bootstrap over questions) and ``p_value_permutation`` (a sign-flip permutation test on
+        the d_i with this many seeded random sign vectors).
+    resampling : {"both", "bootstrap", "permutation"}, default "both"
+        Which of the two ``n_resamples`` adds.
     rng : int or numpy.random.Generator, optional
         Seed of the bootstrap and of the permutations.
     confidence_level : float, optional
@@ -339,9 +343,6 @@ def pair_noise(
         Multiplicity adjustment of ``p_value`` in ``p_value_adjusted``
         (:func:`bayesnoise.decide.adjust_pvalues`), over *all* M (M - 1) / 2 pairs, before the
         ``max_difference`` filter; ``"none"``: no ``p_value_adjusted`` column.
-    n_permutations : int, default 0
-        Add ``p_value_permutation``, a sign-flip permutation test on the d_i with this many seeded
-        random sign vectors.
     progress : bool, default True
         Show the steps on standard error when they take more than a second.
 
@@ -373,6 +374,10 @@ def pair_noise(
     """
     from .multiplicity import adjust_pvalues
 
+    if resampling not in ("both", "bootstrap", "permutation"):
+        raise ValueError(f"resampling must be both, bootstrap or permutation; not {resampling!r}")
+    n_boot = n_resamples if resampling in ("both", "bootstrap") else 0
+    n_permutations = n_resamples if resampling in ("both", "permutation") else 0
     mat = pair_noise_dataset(
         ds,
         on_missing=on_missing,

@@ -103,9 +103,8 @@ def paired_test(
     *,
     method: str = "t",
     on_missing: str = "raise",
-    n_boot: int = 2000,
+    n_resamples: int | None = None,
     rng: int | None = 0,
-    n_permutations: int = 9999,
 ) -> PairedTestResult:
     """Test whether two models differ on the same questions.
 
@@ -127,21 +126,20 @@ def paired_test(
         ``scipy.stats.ttest_rel``; the normal reference of z rejected a true null about 5.4% of
         the time at N = 100); it is the ``p_value`` of ``bayesnoise pairs``;
         ``sign``: exact two-sided sign test on the signs of the d_i (ties dropped);
-        ``permutation``: sign-flip permutation test of sum_i d_i (``n_permutations`` flips);
-        ``bootstrap``: z with the paired bootstrap SE (``n_boot`` resamples of the questions).
+        ``permutation``: sign-flip permutation test of sum_i d_i (``n_resamples`` flips);
+        ``bootstrap``: z with the paired bootstrap SE (``n_resamples`` resamples of the questions).
         Eval-Arena's tests at the level of one sample per question, on the expected win counts
         sum_i p_a (1 - p_b): ``sign_one_sample`` (exact binomial) and ``mcnemar_one_sample``
         (chi-square with continuity correction); at K = 1 with 0/1 scores ``sign_one_sample``
         equals ``sign``, at K > 1 both are nearly powerless for the averaged difference.
     on_missing : {"raise", "intersect"}
         What to do when the two models do not cover the same questions.
-    n_boot : int, default 2000
-        Bootstrap resamples (``method="bootstrap"`` only).
+    n_resamples : int, optional
+        Bootstrap resamples of ``method="bootstrap"`` (default 2000), or random sign vectors
+        of ``method="permutation"`` (default 9999; the p-value's Monte Carlo SE is about
+        sqrt(p (1 - p) / n_resamples)).
     rng : int or numpy.random.Generator, optional
         Seed of the bootstrap and of the permutations.
-    n_permutations : int, default 9999
-        Random sign vectors (``method="permutation"`` only); the p-value's Monte Carlo SE is
-        about sqrt(p (1 - p) / n_permutations).
 
     Returns
     -------
@@ -178,8 +176,8 @@ def paired_test(
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}; not {method!r}")
     sub = complete(ds.sel({MODEL: [model_a, model_b]}), on_missing=on_missing)
-    n_boot = n_boot if method == "bootstrap" else 0
-    n_perm = n_permutations if method == "permutation" else 0
+    n_boot = (2000 if n_resamples is None else n_resamples) if method == "bootstrap" else 0
+    n_perm = (9999 if n_resamples is None else n_resamples) if method == "permutation" else 0
     mat = pair_noise_dataset(sub, n_boot=n_boot, rng=rng, n_permutations=n_perm)
     cell = mat.isel(model_a=0, model_b=1)
     n = mat.attrs["questions"]

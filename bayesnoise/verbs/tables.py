@@ -143,11 +143,11 @@ def pairs(
         ds,
         on_missing="raise",
         max_difference=max_difference,
-        n_boot=n_resamples if resampling in ("both", "bootstrap") else 0,
+        n_resamples=n_resamples,
+        resampling=resampling,
         rng=rng,
         confidence_level=_level(confidence_level) if pair else confidence_level,
         adjust=adjust,
-        n_permutations=n_resamples if resampling in ("both", "permutation") else 0,
         progress=progress,
     )
     tests = _present(df, "p_value_permutation")
