@@ -89,6 +89,10 @@ def main(argv: list[str] | None = None) -> int:
             # Anything a computation prints (e.g. a sampler's progress) goes to standard error:
             # standard output carries only the table.
             with contextlib.redirect_stdout(sys.stderr), np.errstate(all="ignore"):
+                if getattr(args, "threshold", None) is not None:  # how scores were read
+                    from bayesnoise.data import threshold_note
+
+                    print(f"note: {threshold_note(args.threshold, args.success)}")
                 if hasattr(args, "run"):  # renders its own output, sets its status (cli.gate)
                     text, status = args.run(args, fmt or "table")
                 else:

@@ -74,10 +74,6 @@ def columns_text(table, width: int = 100) -> str:
 def call(parser: argparse.ArgumentParser, args: argparse.Namespace):
     """Run the verb of ``args.subcommand``; return the table to print, or None."""
     kw = {k: v for k, v in vars(args).items() if k not in _CLI_ONLY}
-    if getattr(args, "threshold", None) is not None:  # the output says how scores were read
-        from bayesnoise.data import threshold_note
-
-        print(f"note: {threshold_note(args.threshold, args.success)}", file=sys.stderr)
     if args.subcommand == "plot":
         _figure(parser, args, kw)
         return None
