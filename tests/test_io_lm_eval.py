@@ -151,7 +151,7 @@ def test_identical_runs_warn_once(tmp_path):
     write_lm_eval(tmp_path, greedy, BENCH)
     with pytest.warns(
         UserWarning,
-        match=r"the runs of mockllm/a, mockllm/b, mockllm/c give the same score on every document .*K > 1 adds nothing",
+        match=r"the runs of 3 model\(s\) \(mockllm/a, mockllm/b, mockllm/c\) give the same score on every document .*K > 1 adds nothing",
     ) as caught:
         ds = read_lm_eval([tmp_path])
     assert len(caught) == 1

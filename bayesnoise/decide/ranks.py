@@ -285,9 +285,8 @@ def rank_table(
     accuracy = np.mean(correct / count, axis=1)
     if method != "bayes" and np.all(correct / count == accuracy[:, None]):
         warnings.warn(
-            f"ranks: every model in {source} has the same score on every question (e.g. all "
-            "scores 1): the scores do not vary across questions, so their standard errors are "
-            "0 and the ranks follow the accuracies exactly"
+            "ranks: each model has the same score on every question, so the standard errors "
+            "are 0 and the ranks follow the accuracies exactly"
             + ("; all models are tied" if np.all(accuracy == accuracy[0]) else ""),
             UserWarning,
             stacklevel=2,

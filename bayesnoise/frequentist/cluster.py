@@ -202,9 +202,9 @@ def _t_quantile(confidence_level: float, df) -> np.ndarray:
 def _warn_few(ds: xr.Dataset, clusters: int) -> None:
     if clusters < FEW_CLUSTERS:
         warnings.warn(
-            f"{attr(ds, 'benchmark')}: only {clusters} clusters; the cluster-robust SE is "
-            f"noisy below about {FEW_CLUSTERS} (relative error ~ 1/sqrt(2 C)) and the t "
-            f"intervals with {clusters - 1} degrees of freedom may under-cover",
+            f"only {clusters} clusters: the cluster-robust SE is noisy below about "
+            f"{FEW_CLUSTERS} (relative error ~ 1/sqrt(2 C)) and its t intervals "
+            f"({clusters - 1} df) may under-cover; cluster by a coarser column if you can",
             UserWarning,
             stacklevel=3,
         )

@@ -13,6 +13,8 @@ import warnings
 import numpy as np
 from scipy import special
 
+from bayesnoise._common import one_line, see_warnings
+
 
 def _z(alpha: float, power: float, alternative: str) -> float:
     if not 0 < alpha < 1 or not 0 < power < 1:
@@ -379,21 +381,16 @@ def _planned(data, prediction, total, observed, k):
 
 def _warn_clipped(pair_names, pair_data, model_names, model_data) -> None:
     """One warning naming the pairs (and models) whose data variance was clipped at 0."""
-    parts = []
-    for kind, names, values in (
-        ("pair(s)", pair_names, pair_data),
-        ("model(s)", model_names, model_data),
-    ):
-        bad = [str(x) for x, v in zip(names, np.asarray(values, float), strict=True) if v < 0]
-        if bad:
-            more = ", ..." if len(bad) > 10 else ""
-            parts.append(f"{len(bad)} {kind} ({', '.join(bad[:10])}{more})")
-    if parts:
-        warnings.warn(
-            f"power: the observed data variance is negative for {' and '.join(parts)}: the "
-            "measured prediction noise explains all the spread of the per-question scores, so "
-            "the data variance is taken as 0 (the data column shows 0) and their power numbers "
-            "assume data variance 0",
-            UserWarning,
-            stacklevel=3,
+    bad = [
+        str(x)
+        for names, values in ((pair_names, pair_data), (model_names, model_data))
+        for x, v in zip(names, np.asarray(values, float), strict=True)
+        if v < 0
+    ]
+    if bad:  # one line; the long story is in the docs page it names
+        text = (
+            "power: data variance is negative for {who}: prediction noise explains all the "
+            f"spread; taken as 0 (power assumes data variance 0); "
+            f"{see_warnings('data-variance-zero')}"
         )
+        warnings.warn(one_line(text, bad, unit="row(s)"), UserWarning, stacklevel=3)

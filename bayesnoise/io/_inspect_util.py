@@ -103,6 +103,25 @@ def build_dataset(
     return ds
 
 
+def _skipped_line(n_loaded: int, skipped: Sequence[tuple[str, str]]) -> str:
+    """The one-line warning (<= 200 characters) about skipped files: each distinct reason once
+    (with the file's name when one file has it), cut to fit; ``ds.attrs["files"]`` has all."""
+    reasons: dict[str, list[str]] = {}
+    for path, why in skipped:
+        reasons.setdefault(why, []).append(Path(path).name)
+    head = f"{n_loaded} files loaded, {len(skipped)} skipped: "
+    tail = "; ds.attrs['files'] lists all"
+    share = (200 - len(head) - len(tail)) // len(reasons) - 2  # each reason an equal share
+    items = []
+    for why, names in reasons.items():
+        if len(reasons) == 1 and len(names) == 1:  # one file: its name, then why
+            item = f"{names[0][:60]} ({why})"
+        else:  # several reasons: each reason first, with its count
+            item = f"{why} (x{len(names)})"
+        items.append(item if len(item) <= share else item[: max(share - 3, 8)] + "...")
+    return head + "; ".join(items) + tail
+
+
 def file_report(
     loaded: Sequence[str],
     skipped: Sequence[tuple[str, str]],
@@ -117,8 +136,5 @@ def file_report(
         f"skipped: {p} ({why})" for p, why in [*skipped, *other_tasks]
     ]
     if skipped:
-        warn(
-            f"{where}: {len(loaded)} files loaded, {len(skipped)} skipped: "
-            + more([f"{p} ({why})" for p, why in skipped])
-        )
+        warn(_skipped_line(len(loaded), skipped))
     return "\n".join(lines)

@@ -203,7 +203,11 @@ def _ended_early(logs: list[RawLog]) -> str:
         what = f"the Inspect run ended with status {log.status!r}"
     errors = [error_text(rec["error"]) for rec in log.records if rec.get("error")]
     message = log.error or (errors[0] if errors else None)
-    tried = f" ({len(errors)} of {len(log.records)} samples errored)" if log.records else ""
+    counts = [f"{len(errors)} of {len(log.records)} samples errored"] if log.records else []
+    if log.planned is not None and log.planned > len(log.records):
+        never = log.planned - len(log.records)
+        counts.append(f"{never} of {log.planned} (sample, epoch){_limit_text(log)} never ran")
+    tried = f" ({'; '.join(counts)})" if counts else ""
     tail = f": {message}" if message else ""
     return (
         f"{log.path}{others}: {what} before any sample was scored{tried}{tail}; rerun the task"
@@ -363,8 +367,8 @@ def inspect_samples(
                 notes.append(note)
             offset += max([log.epochs, *(k[1] for k in seen)])
     _report_incomplete(where, left_out, problems, incomplete)
-    if notes:
-        warn(f"{where}: " + "; ".join(notes))
+    for note in notes:  # one line each (a log cancelled after all its samples)
+        warn(note)
     df = pd.DataFrame(
         rows,
         columns=["model", "example_id", "sample", "correct", "file", "id", "epoch", *factors],
@@ -443,7 +447,16 @@ def _report_incomplete(where: str, left_out: list, problems: list, incomplete: s
     message = f"{where}: " + "; ".join(parts)
     if incomplete == "error":
         raise DataError(f"{message}. {_FIX_INCOMPLETE}")
-    warn(f"{message}. Loaded only the scored samples (incomplete='use-scored').")
+    short = []  # the warning: one line; the list is in ds.attrs["notes"] ("left out")
+    if left_out:
+        short.append(f"{len(left_out)} samples have no score ({counted})")
+    if problems:
+        first = problems[0] if len(problems[0]) <= 70 else problems[0][:67] + "..."
+        short.append(f"{len(problems)} logs did not finish (e.g. {first})")
+    warn(
+        "; ".join(short) + ": loaded the scored samples only (incomplete='use-scored'); "
+        "ds.attrs['notes'] lists what was left out"
+    )
 
 
 def read_inspect(

@@ -17,6 +17,7 @@ import pandas as pd
 import xarray as xr
 
 from bayesnoise._common import fmt_value as _fmt
+from bayesnoise._common import one_line
 from bayesnoise.data import DataError
 
 from ._inspect_util import build_dataset, choose, file_report, more, source_name, warn
@@ -341,9 +342,10 @@ def lm_eval_samples(
         notes.append("runs per model: " + ", ".join(f"{m} {n}" for m, n in runs_per_model.items()))
     same = _identical_runs(df, runs_per_model)
     if same:
-        message = (
-            f"{where}: the runs of {', '.join(same)} give the same score on every document "
-            "(greedy decoding?): K > 1 adds nothing, and their prediction noise comes out 0"
+        message = one_line(  # one line, the model list cut to fit
+            "the runs of {who} give the same score on every document (greedy decoding?): "
+            "K > 1 adds nothing, and their prediction noise comes out 0",
+            same,
         )
         warn(message)
         notes.append(message)

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayesnoise._common import few
 from bayesnoise.data import (
     MODEL,
     QUESTION,
@@ -232,8 +233,8 @@ def save(ds: xr.Dataset, path) -> Path:
     lost = sorted(set(ds.attrs) - set(_TABLE_ATTRS))
     if lost:
         warnings.warn(
-            f"{path}: a table does not keep the attributes {', '.join(lost)}; save as .nc to "
-            "keep them",
+            f"{Path(path).name[:60]}: a table does not keep the attributes {few(lost, 70)}; "
+            "save as .nc to keep them",
             stacklevel=2,
         )
     table = _count_table(ds)

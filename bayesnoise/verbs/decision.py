@@ -122,9 +122,9 @@ def decision_accuracy(
     for side, scores in ((name_small, s), (name_target, t)):
         if scores.loc[names].nunique() == 1:
             warnings.warn(
-                f"{side}: every model has the same score ({scores.iloc[0]:g}), so it ranks no "
-                "pair; as in the seed's definition a tie counts as 'not greater', and the "
-                "decision accuracy only says how often the other side ranks a pair backwards",
+                f"{str(side)[-40:]}: every model has the same score ({scores.iloc[0]:g}), so it "
+                "ranks no pair (a tie is 'not greater'): decision accuracy then only counts "
+                "the other side's backward pairs",
                 UserWarning,
                 stacklevel=2,
             )
