@@ -6,9 +6,14 @@ from :func:`bayesnoise.conjugate.population_difference` with the data-scaled end
 :func:`bayesnoise.conjugate.pairs.end_atom`.
 
 Coverage tolerances, derived: a coverage estimated from R independent replicates has binomial
-Monte Carlo SE sqrt(p (1 - p) / R); at p = 0.95 and R = 1000 that is 0.0069. A calibrated
-interval is accepted in [0.93 - 3 MCSE, 0.97 + 3 MCSE] = [0.909, 0.991] (issue 8's band 93-97%
-widened by 3 MCSE: a calibrated method fails with probability < 0.3% per check).
+Monte Carlo SE sqrt(p (1 - p) / R); at p = 0.95 and R = 1000 that is 0.0069. ``BAND`` is not
+nominal +- z MCSE: it is issue 8's acceptance band 0.93-0.97 widened by z = 3 MCSE (p = 0.95,
+R = 1000) at each end, [0.93 - 3 x 0.0069, 0.97 + 3 x 0.0069] = [0.909, 0.991]; an interval
+whose true coverage is inside 0.93-0.97 fails a check with probability < 0.3%. (Nominal +- 3
+MCSE, [0.929, 0.971], would reject the shape-free intervals, which are Jeffreys-like and cover
+0.953-0.972 here by design.) The N = 30 acceptance cells below use nominal +- 3 MCSE at R = 400,
+[0.917, 0.983], and the fraction of null pairs with P(A > B) > 0.95 the band
+[0.04 - 3 MCSE, 0.06 + 3 MCSE] = [0.019, 0.081] (MCSE sqrt(0.05 x 0.95 / 1000) = 0.0069).
 """
 
 from __future__ import annotations
@@ -305,13 +310,41 @@ ACCEPTANCE_CELLS = [
 ]
 
 
-@pytest.mark.parametrize(("shape", "k", "mu", "kind"), ACCEPTANCE_CELLS)
-def test_population_difference_acceptance_n30(shape, k, mu, kind):
-    (cov_null, cov_shift), width, ratio, ratio_se = _acceptance(
-        _acceptance_cell(shape, k, mu), kind
-    )
-    msg = f"cov {cov_null:.3f}/{cov_shift:.3f} width {width:.2f} power ratio {ratio:.2f}"
-    assert abs(cov_null - 0.95) <= 3 * ACC_SE, msg
-    assert abs(cov_shift - 0.95) <= 3 * ACC_SE, msg
+def _acceptance_msg(cov, width, ratio):
+    return f"cov {cov[0]:.3f}/{cov[1]:.3f} width {width:.2f} power ratio {ratio:.2f}"
+
+
+# Width and power are asserted in every cell, without the xfail that coverage carries where it
+# is a known limit: a doubled width or a lost power fails even in those cells (issue 28).
+WIDTH_POWER_CELLS = [
+    pytest.param(shape, k, mu, kind, marks=[pytest.mark.slow])
+    for shape in ("beta", "twopoint", "mixture", "2pl")
+    for k in (5, 20)
+    for mu in (0.05, 0.5, 0.9, 0.95)
+    for kind in ("freq", "bayes")
+]
+
+
+@pytest.mark.parametrize(("shape", "k", "mu", "kind"), WIDTH_POWER_CELLS)
+def test_population_difference_width_and_power_n30(shape, k, mu, kind):
+    """Median width under the null <= 1.3 x the paired t interval's (no allowance: the ratio
+    of two medians over the same 400 replicates, 0.95-1.25 measured) and power under the shift
+    >= 0.9 x the paired t test's, less 3 delta-method MCSE of the ratio (``_acceptance``)."""
+    cov, width, ratio, ratio_se = _acceptance(_acceptance_cell(shape, k, mu), kind)
+    msg = _acceptance_msg(cov, width, ratio)
     assert width <= 1.3, msg
     assert ratio >= 0.9 - 3 * ratio_se, msg
+
+
+@pytest.mark.parametrize(("shape", "k", "mu", "kind"), ACCEPTANCE_CELLS)
+def test_population_difference_acceptance_n30(shape, k, mu, kind):
+    """Coverage under the null and the shift within nominal +- 3 MCSE (p = 0.95, R = 400):
+    [0.917, 0.983]; strict xfail in the cells of ``ACCEPTANCE_MISSES``. Width and power are
+    asserted first here too, and on their own (without the xfail) in
+    :func:`test_population_difference_width_and_power_n30`."""
+    cov, width, ratio, ratio_se = _acceptance(_acceptance_cell(shape, k, mu), kind)
+    msg = _acceptance_msg(cov, width, ratio)
+    assert width <= 1.3, msg
+    assert ratio >= 0.9 - 3 * ratio_se, msg
+    assert abs(cov[0] - 0.95) <= 3 * ACC_SE, msg
+    assert abs(cov[1] - 0.95) <= 3 * ACC_SE, msg

@@ -248,10 +248,12 @@ def test_closed_form_matches_pymc_under_a_fixed_discrete_prior():
     assert abs(float(draws.std()) - sd) < 4 * mcse_sd
 
 
-# Acceptance grid. R replicates per cell; the Monte Carlo SE of a coverage p is
-# sqrt(p (1 - p) / R). A cell passes when its estimate is inside the target [0.93, 0.97]
-# widened by 3 MCSE at each end (MCSE at that end's value): [0.903, 0.986] at R = 800, so a
-# calibrated interval at 0.93-0.97 fails a cell with probability about 0.1% per end.
+# Acceptance grid. R replicates per cell; the binomial Monte Carlo SE of a coverage p is
+# sqrt(p (1 - p) / R). Not nominal +- z MCSE: a cell passes when its estimate is inside the
+# target [0.93, 0.97] widened by z = 3 MCSE at each end, the MCSE taken at that end's value:
+# [0.93 - 3 sqrt(0.93 x 0.07 / 800), 0.97 + 3 sqrt(0.97 x 0.03 / 800)] = [0.903, 0.988] at
+# R = 800, so an interval whose true coverage is in 0.93-0.97 fails a cell with probability
+# about 0.1% per end. The pair cell below: the same construction at R = 400, [0.892, 0.996].
 R = 800
 LOW = 0.93 - 3 * np.sqrt(0.93 * 0.07 / R)
 HIGH = 0.97 + 3 * np.sqrt(0.97 * 0.03 / R)
