@@ -25,10 +25,10 @@ from .sources import TEXT_TYPES, table_kind
 __all__ = ["JudgeTable", "read_judge"]
 
 #: Column names recognised without a mapping (first match wins).
-_MODEL = ("model",)
-_QUESTION = ("example_id", "question")
-_JUDGE_SCORE = ("judge_score", "judge")
-_HUMAN = ("human", "human_label")
+_MODEL = ("model", "model_name")
+_QUESTION = ("example_id", "question", "question_id", "item", "item_id")
+_JUDGE_SCORE = ("judge_score", "judge_label", "judge_verdict", "judge_correct", "judge")
+_HUMAN = ("human", "human_label", "human_score", "human_correct", "gold")
 _JUDGE_NAME = ("judge", "judge_name")
 _TRUE = {"1", "1.0", "true", "yes"}
 _FALSE = {"0", "0.0", "false", "no"}
@@ -129,9 +129,16 @@ def _labels(df, col, name, first, role) -> np.ndarray:
 
 def _scores(df, col, name, first) -> np.ndarray:
     """Judge scores as floats in [0, 1]; a missing or out-of-range value names its row."""
-    values = pd.to_numeric(
-        df[col].map(lambda v: float(v) if isinstance(v, bool) else v), errors="coerce"
-    )
+
+    def number(v):
+        if isinstance(v, bool | np.bool_):
+            return float(v)
+        if isinstance(v, str) and v.strip().lower() in _TRUE | _FALSE:
+            return 1.0 if v.strip().lower() in _TRUE else 0.0
+        return v
+
+    values = pd.to_numeric(df[col].map(number), errors="coerce")
+
     values = values.to_numpy(dtype=float)
     bad = ~np.isfinite(values) | (values < 0) | (values > 1)
     if bad.any():
