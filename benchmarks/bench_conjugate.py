@@ -69,7 +69,7 @@ def paired_all(c, k):
     fit = fit_empirical_bayes(c, k, warn=False)
     mom = integrated_moments(c, k, fit)
     pairs = all_pairs_difference(mom.ubar_mean, mom.ubar_var)  # exact moments, normal P(A > B)
-    pop = population_difference(c / k, draws=2000)
+    pop = population_difference(c / k, n_resamples=2000)
     return pairs, pop
 
 
@@ -138,7 +138,7 @@ def compare_widths():
                 continue
             fr = pair_noise(ds)
         c, k = ds["correct"].values.astype(float), ds["samples"].values.astype(float)
-        pop = population_difference(c / k, draws=4000, rng=0)
+        pop = population_difference(c / k, n_resamples=4000, rng=0)
         ia, ib = np.triu_indices(c.shape[0], k=1)
         bw = (pop["high"] - pop["low"])[ia, ib]
         fw = 2 * z_from_level(0.95) * fr["se_difference"].to_numpy()

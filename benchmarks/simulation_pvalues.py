@@ -141,7 +141,7 @@ def family_table(reps, draws, rng, ns=(100, 800)):
                 mat = pair_noise_dataset(ds)
                 p = adjust_pvalues(mat["p_value"].values[ia, ib], "holm")
                 holm += bool(np.any(p[null] <= 0.05))
-                out = simultaneous_intervals(ds, n_draws=draws, rng=r)
+                out = simultaneous_intervals(ds, n_resamples=draws, rng=r)
                 diff, se = out["difference"].to_numpy(), out["se_difference"].to_numpy()
                 error = np.abs(diff - true_diff)
                 maxt += bool(np.any(error > (out["simultaneous_high"] - diff)))

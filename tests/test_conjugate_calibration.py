@@ -141,7 +141,7 @@ def test_population_difference_k1_close_to_tango():
 def test_all_pairs_and_one_pair_agree():
     rng = np.random.default_rng(9)
     p = rng.binomial(5, rng.beta(1, 1, (3, 80))) / 5
-    allp = population_difference(p, draws=40_000, rng=1)
+    allp = population_difference(p, n_resamples=40_000, rng=1)
     one = paired_population_posterior(p[0] - p[2], draws=40_000, rng=2)
     for key in ("mean", "sd"):
         assert allp[key][0, 2] == pytest.approx(one[key])

@@ -115,7 +115,7 @@ def test_population_and_fresh_run():
 def test_population_difference_moments():
     rng = np.random.default_rng(5)
     p = (rng.random((3, 300)) < 0.6).astype(float)
-    out = population_difference(p, draws=20_000, rng=1)
+    out = population_difference(p, n_resamples=20_000, rng=1)
     y = p[0] - p[1]
     # Dirichlet(1, ..., 1, a/2, a/2) over the 300 differences and the atoms -1, +1 (a = 1)
     t = 300 + 1.0

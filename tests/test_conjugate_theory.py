@@ -38,7 +38,7 @@ def test_real_data_population_width_matches_frequentist(shared_data):
     ds = load(shared_data / "all-the-noises" / "main" / "input_table_mbpp.csv")  # N = 378, K = 1
     fr = pair_noise(ds)
     c, k = ds["correct"].values, ds["samples"].values
-    pop = population_difference(c / k, draws=4000, rng=0)
+    pop = population_difference(c / k, n_resamples=4000, rng=0)
     ia, ib = np.triu_indices(c.shape[0], k=1)
     close = np.abs(fr["difference"].to_numpy()) < 5 * fr["se_total"].to_numpy()
     ratio = (pop["high"] - pop["low"])[ia, ib][close] / (

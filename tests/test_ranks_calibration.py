@@ -83,14 +83,14 @@ def test_identical_models_and_two_models():
     ds = from_arrays(c, np.full(c.shape, 5), models=["a", "a2", "c"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        df = rank_table(ds, draws=2000).set_index("model")
+        df = rank_table(ds, n_resamples=2000).set_index("model")
     # a and a2 are exchangeable: each best about half the time (MC SE sqrt(.25 / 2000))
     assert abs(df.loc["a", "prob_best"] - 0.5) <= 4 * np.sqrt(0.25 / 2000)
     assert df.loc["c", "prob_best"] == 0 and df.loc["c", "group"] != df.loc["a", "group"]
     two = ds.sel(model=["a", "c"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out = rank_table(two, draws=1000)
+        out = rank_table(two, n_resamples=1000)
     assert out["model"].tolist() == ["a", "c"] and out.attrs["about"] == "population"
     assert np.isfinite(out.attrs["tau"])
 
@@ -121,7 +121,7 @@ def test_rank_table_p_best_is_calibrated_for_the_population():
         for r in range(reps):
             correct, theta = _simulate(rng, m, n, k)
             ds = from_arrays(correct, np.full((m, n), k), models=names)
-            df = rank_table(ds, draws=500, rng=r).set_index("model")
+            df = rank_table(ds, n_resamples=500, rng=r).set_index("model")
             stated.extend(df.loc[names, "prob_best"])
             hit.extend(np.arange(m) == np.argmax(theta))
     assert np.all(np.abs(_bin_errors(stated, hit)) <= 3.5)

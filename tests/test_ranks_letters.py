@@ -117,7 +117,7 @@ def test_rank_table_group_follows_holm_pairs():
     ds = from_arrays(rng.binomial(6, u), np.full((4, n), 6), models=["a", "b", "c", "d"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        df = rank_table(ds, draws=1000).set_index("model")
+        df = rank_table(ds, n_resamples=1000).set_index("model")
     pairs = pair_noise(ds, adjust="holm")
     for row in pairs.itertuples():
         shared = set(df.loc[row.model_a, "group"]) & set(df.loc[row.model_b, "group"])

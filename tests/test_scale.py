@@ -223,7 +223,7 @@ def test_population_difference_twins_use_draws():
     interval still contains 0 and P(delta > 0) is 1/2 by symmetry (within MC error)."""
     p = np.zeros((2, 300))
     p[0, :1], p[1, 1:2] = 1.0, 1.0
-    out = population_difference(p, draws=4000, rng=0)
+    out = population_difference(p, n_resamples=4000, rng=0)
     assert out["low"][0, 1] < 0 < out["high"][0, 1]
     assert abs(out["prob_a_better"][0, 1] - 0.5) < 5 * np.sqrt(0.25 / 4000)
 

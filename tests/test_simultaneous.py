@@ -19,7 +19,7 @@ def _ds(rng, m=4, n=300, k=5):
 def test_one_pair_critical_value_is_the_t_quantile():
     rng = np.random.default_rng(20)
     ds = _ds(rng, m=2)  # N = 300 questions
-    out = simultaneous_intervals(ds, n_draws=200_000, rng=1)
+    out = simultaneous_intervals(ds, n_resamples=200_000, rng=1)
     # one pair: max |T| = |T|, Student t with N - 1 df; 4 Monte Carlo SEs of the quantile
     t975 = stats.t.ppf(0.975, 299)
     assert out.attrs["critical_value"] == pytest.approx(
@@ -42,7 +42,7 @@ def test_max_t_critical_value_is_tukeys_for_independent_equal_models():
 def test_intervals_bonferroni_and_pvalues():
     rng = np.random.default_rng(22)
     ds = _ds(rng, m=5)
-    maxt = simultaneous_intervals(ds, n_draws=50_000)
+    maxt = simultaneous_intervals(ds, n_resamples=50_000)
     bonf = simultaneous_intervals(ds, method="bonferroni")
     pairs = pair_noise(ds, adjust="bonferroni")
     assert maxt.attrs["family_size"] == 10
@@ -76,7 +76,7 @@ def test_family_wise_coverage_in_simulation():
         for r in range(reps):
             idx = rng.integers(0, pop.shape[1], size=n)
             ds = from_arrays(rng.binomial(4, pop[:, idx]), np.full((m, n), 4))
-            out = simultaneous_intervals(ds, n_draws=20_000, rng=r)
+            out = simultaneous_intervals(ds, n_resamples=20_000, rng=r)
             d = truth[ia] - truth[ib]
             misses += bool(np.any((out["simultaneous_low"] > d) | (out["simultaneous_high"] < d)))
     # family-wise coverage 95% (max-|T| is exact in the limit, not conservative): two-sided,

@@ -59,7 +59,7 @@ def test_one_pair_intervals_are_scipy_paired_t_intervals():
     assert bonf["simultaneous_high"][0] == pytest.approx(ci.high, rel=1e-10)
     assert bonf["p_value_simultaneous"][0] == pytest.approx(ref.pvalue, rel=1e-10)
     assert bonf["p_value_simultaneous"][0] == pair_noise(ds)["p_value"][0]
-    maxt = simultaneous_intervals(ds, n_draws=200_000)
+    maxt = simultaneous_intervals(ds, n_resamples=200_000)
     # the Monte Carlo c moves each limit by at most 4 of its MC SEs times se_t
     se_t = (ci.high - ci.low) / (2 * stats.t.ppf(0.975, 149))
     tol = 4 * maxt.attrs["critical_value_mcse"] * se_t
@@ -83,7 +83,7 @@ def _family_misses(rng, reps, n, k):
         ds = from_arrays(rng.binomial(k, pop[:, idx]), np.full((m, n), k))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            out = simultaneous_intervals(ds, n_draws=4000, rng=r)
+            out = simultaneous_intervals(ds, n_resamples=4000, rng=r)
         low, high = out["simultaneous_low"].to_numpy(), out["simultaneous_high"].to_numpy()
         misses["studentized"] += bool(np.any((low > delta) | (high < delta)))
         p = ds["correct"].values / ds["samples"].values
@@ -113,11 +113,11 @@ def test_auto_variance_switches_to_shared_for_large_families():
     rng = np.random.default_rng(44)
     u = rng.beta(1, 1, size=(1, 60))
     small = from_arrays(rng.binomial(1, u.repeat(4, axis=0)), np.ones((4, 60), int))
-    assert simultaneous_intervals(small, n_draws=2000).attrs["variance"] == "wishart"
+    assert simultaneous_intervals(small, n_resamples=2000).attrs["variance"] == "wishart"
     big = from_arrays(rng.binomial(1, u.repeat(40, axis=0)), np.ones((40, 60), int))
-    assert simultaneous_intervals(big, n_draws=2000).attrs["variance"] == "wishart"
-    out = simultaneous_intervals(big, n_draws=40_000)  # 40^2 * 40 * 40,000 = 2.6e9 > 2e9
+    assert simultaneous_intervals(big, n_resamples=2000).attrs["variance"] == "wishart"
+    out = simultaneous_intervals(big, n_resamples=40_000)  # 40^2 * 40 * 40,000 = 2.6e9 > 2e9
     assert out.attrs["variance"] == "shared"
     assert out.attrs["critical_value"] < out.attrs["bonferroni_critical_value"]
     with pytest.raises(ValueError, match="variance"):
-        simultaneous_intervals(big, n_draws=100, variance="exact")
+        simultaneous_intervals(big, n_resamples=100, variance="exact")

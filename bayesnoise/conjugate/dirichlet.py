@@ -77,7 +77,7 @@ def population_accuracy(
     count,
     *,
     confidence_level: float = 0.95,
-    draws: int = 4000,
+    n_resamples: int = 4000,
     prior_mass: float = PRIOR_MASS,
     rng=0,
 ) -> dict[str, np.ndarray]:
@@ -102,7 +102,7 @@ def population_accuracy(
     correct, count : array_like, shape (..., N)
         Correct samples and samples per question (``count == 0``: not answered, left out).
     confidence_level : float, default 0.95
-    draws : int, default 4000
+    n_resamples : int, default 4000
         Dirichlet draws for the models whose posterior is too skewed for the four-cumulant
         expansions (shared weights over models).
     prior_mass : float, default 1.0
@@ -144,7 +144,7 @@ def population_accuracy(
     bad = np.flatnonzero(~ok | ~inside)
     if bad.size:
         gen = np.random.default_rng(rng)
-        x = _accuracy_draws(p, mask, bad, draws, prior_mass, gen)
+        x = _accuracy_draws(p, mask, bad, n_resamples, prior_mass, gen)
         lo[bad], hi[bad], med[bad] = np.quantile(x, probs, axis=0)
     out = {"mean": mean, "sd": np.sqrt(k2), "median": med, "low": lo, "high": hi}
     return {key: val.reshape(shape) for key, val in out.items()}

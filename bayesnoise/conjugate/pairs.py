@@ -240,7 +240,7 @@ def population_difference(
     scores,
     *,
     confidence_level: float = 0.95,
-    draws: int = 4000,
+    n_resamples: int = 4000,
     prior_mass: float = PRIOR_MASS,
     rng=0,
 ) -> dict[str, np.ndarray]:
@@ -286,7 +286,7 @@ def population_difference(
     third and fourth cumulants are exact too (power sums of the differences: four M x M
     products over the questions, one for 0/1 scores); the interval ends and ``P(delta > 0)``
     come from the Cornish-Fisher and Edgeworth expansions on them, and by Monte Carlo with
-    ``draws`` shared Dirichlet weights for the pairs too skewed for the expansions (few
+    ``n_resamples`` shared Dirichlet weights for the pairs too skewed for the expansions (few
     discordant questions).
 
     Parameters
@@ -294,7 +294,7 @@ def population_difference(
     scores : array_like, shape (M, N)
         Per-question mean scores ``c / K`` of M models on the same N questions.
     confidence_level : float, default 0.95
-    draws : int, default 4000
+    n_resamples : int, default 4000
         Dirichlet draws for the pairs that need Monte Carlo.
     prior_mass : float, default 1.0
         Total mass of the two prior atoms (> 0).
@@ -329,7 +329,7 @@ def population_difference(
 
     def draws_of(used, a, b):
         gen = np.random.default_rng(rng)
-        wts, ends = dirichlet_weights(gen, draws, n, prior_mass)
+        wts, ends = dirichlet_weights(gen, n_resamples, n, prior_mass)
         total = wts.sum(axis=1) + ends.sum(axis=1)
         u = (wts @ p[used].T) / total[:, None]  # (D, models) weighted sums, shared weights
         return u, ((ends[:, 1] - ends[:, 0]) / total)[:, None] * atom[a, b]

@@ -398,7 +398,7 @@ def posterior_pairs_table(
     )
     bar.step("pairs in the population")
     pop = population_difference(
-        c / k, confidence_level=level, draws=4000, rng=np.random.default_rng(seed_pop)
+        c / k, confidence_level=level, n_resamples=4000, rng=np.random.default_rng(seed_pop)
     )
     here, method = _k1_here(pairs, pop, np.asarray(post["prior"]) == BINOMIAL)
     matrices = {

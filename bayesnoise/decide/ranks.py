@@ -222,7 +222,7 @@ def rank_table(
     ds,
     *,
     method: str = "hierarchical",
-    draws: int = 4000,
+    n_resamples: int = 4000,
     confidence_level: float = 0.95,
     rng: int | None = 0,
     on_missing: str = "raise",
@@ -244,9 +244,9 @@ def rank_table(
         its own prior, nothing is shared between models, and at K = 1 its P(best) is
         overconfident about the leader too (in simulation, stated 0.87-0.98 came true 0.66-0.70
         of the time).
-    draws : int, default 4000
+    n_resamples : int, default 4000
         Posterior draws or bootstrap replicates (P(best) has Monte Carlo SE
-        sqrt(P (1 - P) / draws) <= 0.008 at the default).
+        sqrt(P (1 - P) / n_resamples) <= 0.008 at the default).
     confidence_level : float, default 0.95
         Level of the rank interval and of the simultaneous band behind ``in_top_group``.
     rng : int or numpy.random.Generator, optional
@@ -261,7 +261,7 @@ def rank_table(
         the Holm-adjusted p-values of the pairs table (:func:`pair_noise`, z test of the
         population difference) at alpha = 1 - ``confidence_level``: two models share a letter
         exactly when that test does not separate them; the best model has ``a``. ``attrs``:
-        ``method``, ``draws``, ``about`` ("population" or "these questions") and, for
+        ``method``, ``n_resamples``, ``about`` ("population" or "these questions") and, for
         ``"hierarchical"``, ``tau`` (posterior median of the spread of the models'
         accuracies).
 
@@ -271,7 +271,7 @@ def rank_table(
     >>> rng = np.random.default_rng(0)
     >>> u = rng.beta(1, 1, size=(1, 300)) * np.array([[1.0], [0.9], [0.6]])
     >>> ds = from_arrays(rng.binomial(4, u), np.full((3, 300), 4), models=["a", "b", "c"])
-    >>> rank_table(ds, draws=1000)["model"].tolist()
+    >>> rank_table(ds, n_resamples=1000)["model"].tolist()
     ['a', 'b', 'c']
     """
     if method not in RANK_METHODS:
@@ -296,17 +296,17 @@ def rank_table(
         p = correct / count
         gen = np.random.default_rng(rng)
         cov = np.atleast_2d(np.cov(p, ddof=0)) / p.shape[1]
-        x, tau = hierarchical_draws(accuracy, cov, draws=draws, rng=gen)
+        x, tau = hierarchical_draws(accuracy, cov, draws=n_resamples, rng=gen)
         center, about = x.mean(axis=1), "population"
         extra["tau"] = float(np.median(tau))
     elif method == "bootstrap":
         gen = np.random.default_rng(rng)
-        x = bootstrap_means(correct / count, n_boot=draws, rng=gen)
+        x = bootstrap_means(correct / count, n_boot=n_resamples, rng=gen)
         center, about = accuracy, "population"
     else:
         from bayesnoise.conjugate import finite_sample_posterior
 
-        post = finite_sample_posterior(correct, count, draws=draws, rng=rng, keep_draws=True)
+        post = finite_sample_posterior(correct, count, draws=n_resamples, rng=rng, keep_draws=True)
         x, center, about = post.ubar_draws, post.ubar_mean, "these questions"
     out = rank_summary(x, center, confidence_level=confidence_level)
     df = pd.DataFrame({"model": ds[MODEL].values.astype(str), "accuracy": accuracy, **out})
@@ -320,5 +320,5 @@ def rank_table(
     except ValueError as err:  # a display too large to read
         warnings.warn(f"ranks: no group letters: {err}", UserWarning, stacklevel=2)
         df["group"] = None
-    df.attrs.update(method=method, draws=int(draws), about=about, **extra)
+    df.attrs.update(method=method, n_resamples=int(n_resamples), about=about, **extra)
     return df[RANK_COLUMNS]

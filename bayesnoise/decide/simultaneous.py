@@ -128,7 +128,7 @@ def simultaneous_intervals(
     *,
     confidence_level: float = 0.95,
     method: str = "max-t",
-    n_draws: int = 100_000,
+    n_resamples: int = 100_000,
     variance: str = "auto",
     rng: int | None = 0,
     on_missing: str = "raise",
@@ -146,13 +146,13 @@ def simultaneous_intervals(
     confidence_level : float, default 0.95
         Probability that all intervals cover their true (population) differences together.
     method : {"max-t", "bonferroni"}
-        ``"max-t"``: c is the ``confidence_level`` quantile of ``max_j |T_j|``, from ``n_draws``
+        ``"max-t"``: c is the ``confidence_level`` quantile of ``max_j |T_j|``, from ``n_resamples``
         seeded draws of the joint normal of the differences with Wishart (N - 1 df) variance
         estimates (:func:`max_abs_t_draws`), exact for normal per-question scores.
         ``"bonferroni"``: c = t_{N - 1, 1 - (1 - level) / (2 P)}, exact.
-    n_draws : int, default 100000
+    n_resamples : int, default 100000
         Monte Carlo draws of the ``max |T|`` (the coverage of c is then level +- about
-        sqrt(level (1 - level) / n_draws) = 0.0007 at the defaults).
+        sqrt(level (1 - level) / n_resamples) = 0.0007 at the defaults).
     variance : {"auto", "wishart", "shared"}
         How the max-t draws the pairs' estimated variances (:func:`max_abs_t_draws`).
         ``"auto"``: ``"wishart"`` (exact for normal scores) while its cost
@@ -184,7 +184,7 @@ def simultaneous_intervals(
     >>> rng = np.random.default_rng(0)
     >>> u = rng.beta(1, 1, size=(1, 400)).repeat(4, axis=0)
     >>> ds = from_arrays(rng.binomial(5, u), np.full((4, 400), 5))
-    >>> out = simultaneous_intervals(ds, n_draws=20000)
+    >>> out = simultaneous_intervals(ds, n_resamples=20000)
     >>> c = out.attrs["critical_value"]
     >>> bool(1.97 < c < out.attrs["bonferroni_critical_value"])
     True
@@ -211,15 +211,15 @@ def simultaneous_intervals(
     if method == "max-t":
         if variance == "auto":
             m = cov.shape[0]
-            variance = "wishart" if m * m * min(m, dof) * n_draws <= 2e9 else "shared"
+            variance = "wishart" if m * m * min(m, dof) * n_resamples <= 2e9 else "shared"
         gen = np.random.default_rng(rng)
-        t = np.sort(max_abs_t_draws(cov, n_draws=n_draws, rng=gen, df=dof, variance=variance))
+        t = np.sort(max_abs_t_draws(cov, n_draws=n_resamples, rng=gen, df=dof, variance=variance))
         c = float(np.quantile(t, level, method="inverted_cdf"))
         h = 0.05 * c  # density of max |T| at c by a central difference of the empirical cdf
-        density = (np.searchsorted(t, c + h) - np.searchsorted(t, c - h)) / (2 * h * n_draws)
-        mcse = float(np.sqrt(level * alpha / n_draws) / max(density, 1e-300))
+        density = (np.searchsorted(t, c + h) - np.searchsorted(t, c - h)) / (2 * h * n_resamples)
+        mcse = float(np.sqrt(level * alpha / n_resamples) / max(density, 1e-300))
         with np.errstate(invalid="ignore"):
-            p = 1 - np.searchsorted(t, abs_t, side="left") / n_draws
+            p = 1 - np.searchsorted(t, abs_t, side="left") / n_resamples
     else:
         c, mcse = bonferroni, 0.0
         p = np.minimum(1.0, family * p_value)
@@ -236,7 +236,7 @@ def simultaneous_intervals(
         bonferroni_critical_value=bonferroni,
         se_scale=se_scale,
         df=dof,
-        coverage_mcse=float(np.sqrt(level * alpha / n_draws)) if method == "max-t" else 0.0,
+        coverage_mcse=float(np.sqrt(level * alpha / n_resamples)) if method == "max-t" else 0.0,
         family_size=family,
         questions=n,
     )

@@ -72,7 +72,7 @@ def ranks(
     df = decide.rank_table(
         ds,
         method=model,
-        draws=n_resamples,
+        n_resamples=n_resamples,
         confidence_level=0.95 if confidence_level is None else confidence_level,
         rng=as_seed(rng),
         on_missing="raise",
