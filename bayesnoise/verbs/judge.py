@@ -209,7 +209,7 @@ def _pairs(models):
 
 
 def _pair_rows(table, j, level, alternative, power_tuning):
-    from bayesnoise.frequentist.ppi import ppi_mean
+    from bayesnoise.frequentist.ppi import ppi_mean, ppi_paired_difference
 
     rows = []
     for a, b in _pairs(table.models):
@@ -242,10 +242,11 @@ def _pair_rows(table, j, level, alternative, power_tuning):
             difference_human_low=human.low,
             difference_human_high=human.high,
         )
-        r = ppi_mean(
-            d[lab],
-            dhat[lab],
-            dhat[items & ~lab],
+        r = ppi_paired_difference(
+            table.human[a],
+            table.human[b],
+            sa,
+            sb,
             lam=None if power_tuning else 1.0,
             confidence_level=level,
             alternative=alternative,
