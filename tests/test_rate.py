@@ -537,3 +537,30 @@ def test_k_above_one_warns_when_the_beta_population_is_rejected():
     with pytest.warns(UserWarning, match="not Beta-distributed for two-point \\("):
         r = bn.rate(ds)
     assert r.attrs["beta_rejected"] == ["two-point"]
+
+
+def test_exact_coverage_of_wilson_and_hpd_against_formulas():
+    """Wilson written out (centre (k + z^2/2)/(n + z^2), half-width z sqrt(...)/(n + z^2)) and
+    the Beta HPD from a direct search, enumerated by hand at n = 23."""
+    n, z = 23, stats.norm.ppf(0.975)
+    k = np.arange(n + 1)
+    centre = (k + z * z / 2) / (n + z * z)
+    half = z * np.sqrt(k * (n - k) / n + z * z / 4) / (n + z * z)
+    p = np.array([0.05, 0.27, 0.48, 0.73])
+    pmf = stats.binom.pmf(k[:, None], n, p[None, :])
+    inside = (p >= (centre - half)[:, None]) & (p <= (centre + half)[:, None])
+    want = (inside * pmf).sum(axis=0)
+    assert np.abs(bn.exact_coverage(n, p, method="wilson") - want).max() < 1e-12
+    t = np.linspace(0, 0.05, 2_001)  # HPD of Beta(1 + k, 1 + n - k): shortest [Q(t), Q(t + .95)]
+    lows, highs = [], []
+    for kk in k:
+        d = stats.beta(1 + kk, 1 + n - kk)
+        lo, hi = d.ppf(t), d.ppf(t + 0.95)
+        j = int(np.argmin(hi - lo))
+        lows.append(lo[j])
+        highs.append(hi[j])
+    lows, highs = np.array(lows)[:, None], np.array(highs)[:, None]
+    assert np.abs(np.concatenate([lows, highs]) - p).min() > 3e-3  # no p near an end: the
+    inside = (p >= lows) & (p <= highs)  # search's 2.5e-5 step in t cannot flip a verdict
+    want = (inside * pmf).sum(axis=0)
+    assert np.abs(bn.exact_coverage(n, p, method="bayes-hpd") - want).max() < 1e-12
