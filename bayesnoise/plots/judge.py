@@ -6,7 +6,7 @@ import numpy as np
 
 from ._figure import new_axes
 
-__all__ = ["JUDGE_SERIES", "plot_judge_intervals"]
+__all__ = ["plot_judge_intervals"]
 
 #: (point column, legend label, colour) of each interval, top to bottom per model; the
 #: interval is ``<point>_low`` / ``<point>_high``.

@@ -118,6 +118,9 @@ def plan(
     reference : str, optional
         Plan from the reference noise of a public benchmark (``bayesnoise reference``)
         instead of ``data``.
+    judge_col, human_col, human : optional
+        The judge-graded pilot's columns or human labels, as in :func:`judge` (with
+        ``human_cost``).
     human_cost : float, optional
         A judge-graded pilot (``judge_col``, ``human_col`` or ``human`` as in
         :func:`judge`): instead, per model, how many human labels reach ``target_se`` for the
