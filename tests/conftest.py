@@ -22,3 +22,65 @@ def shared_data() -> Path:
 def bundled_data() -> Path:
     """Folder of the small real data set shipped with the repository."""
     return BUNDLED
+
+
+# The CI budget (issue 33): README's test command runs the whole default suite on 2 cores in a
+# few minutes only if no single test is a simulation study. When the default selection runs
+# (``pytest`` with no paths, no -k, no -m, nothing deselected), the session fails if a test's
+# call took longer than BAYESNOISE_SLOWEST_TEST_S seconds (default 10; raise it on a loaded
+# machine, "inf" switches the check off). Long studies belong in benchmarks/ or studies/.
+SLOWEST_TEST_ENV = "BAYESNOISE_SLOWEST_TEST_S"
+_call_seconds: dict[str, float] = {}
+
+
+def _slowest_limit() -> float:
+    raw = os.environ.get(SLOWEST_TEST_ENV, "10")
+    try:
+        return float(raw)
+    except ValueError:
+        raise pytest.UsageError(f"{SLOWEST_TEST_ENV}={raw!r}: give a number of seconds") from None
+
+
+def _whole_default_suite(config) -> bool:
+    """True when pytest runs every test of ``testpaths`` (not a file subset, -k, -m, --lf)."""
+    opt = config.option
+    if opt.keyword or opt.markexpr or getattr(opt, "deselect", None):
+        return False
+    if getattr(opt, "lf", False):  # --last-failed deselects
+        return False
+    if config.args_source == pytest.Config.ArgsSource.TESTPATHS:
+        return True
+    root = config.rootpath
+    given = {(config.invocation_params.dir / a).resolve() for a in config.args}
+    return given == {(root / p).resolve() for p in config.getini("testpaths")}
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call":
+        _call_seconds[report.nodeid] = report.duration
+
+
+def _offenders(config):
+    limit = _slowest_limit()
+    if not _whole_default_suite(config):
+        return limit, []
+    slow = sorted(((s, n) for n, s in _call_seconds.items() if s > limit), reverse=True)
+    return limit, slow
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _, slow = _offenders(session.config)
+    if slow and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    limit, slow = _offenders(config)
+    if slow:
+        terminalreporter.section(f"tests slower than {limit:g} s ({SLOWEST_TEST_ENV})", red=True)
+        for seconds, nodeid in slow:
+            terminalreporter.line(f"{seconds:8.2f}s {nodeid}")
+        terminalreporter.line(
+            f"the default suite fails when a test takes more than {limit:g} s: shrink it (or move "
+            f"the study to benchmarks/); on a loaded machine set {SLOWEST_TEST_ENV}"
+        )
