@@ -419,16 +419,16 @@ def judge(
         Human-label column (default ``human``).
     human : path or DataFrame, optional
         The human labels as a second table keyed by model and question.
-    method : {{"frequentist", "bayes", "mcmc"}}, default "frequentist"
-    by : {{"model", "pair"}}, default "model"
+    method : {"frequentist", "bayes", "mcmc"}, default "frequentist"
+    by : {"model", "pair"}, default "model"
         Each model's accuracy, or every pair's paired difference on shared questions
         (labelled where both models are).
     confidence_level : float, default 0.95
-    alternative : {{"two-sided", "greater", "less"}}, default "two-sided"
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
         Sidedness of every interval and of ``p_value_ppi`` (H0: difference 0).
     power_tuning : bool, default True
         PPI++'s tuned weight of the judge (False: PPI, weight 1).
-    judge_bias : {{"per-model", "shared"}}, default "per-model"
+    judge_bias : {"per-model", "shared"}, default "per-model"
         Bayes: the judge's sensitivity and specificity differ per model, or are one pair for
         every model (more precise, biased when the judge favours some models).
     draws, tune, chains : int
