@@ -1053,9 +1053,20 @@ _RATE_ENTRIES: list[Column] = [
     _c(
         "prob_rate_a_better",
         "P(rate A > rate B)",
-        "posterior probability that A's success rate is above B's, the two posteriors taken as "
-        "independent (the note's two-sample model: integral of f_A(x) F_B(x) dx); on shared "
-        "questions the paired posterior is posterior --by pair's prob_a_better_population",
+        "posterior probability that A's success rate is above B's under the chosen priors, the "
+        "two posteriors taken as independent (the note's two-sample model: integral of f_A(x) "
+        "F_B(x) dx); it ignores that the models share questions (see "
+        "prob_rate_a_better_paired)",
+        _PROB,
+        POPULATION,
+        "bayes",
+    ),
+    _c(
+        "prob_rate_a_better_paired",
+        "P(rate A > rate B), paired",
+        "K = 1, shared questions: posterior probability that A's success rate is above B's "
+        "from the paired outcomes, Dirichlet(1/2, 1/2, 1/2, 1/2) prior on the four outcome "
+        "pairs (not the chosen Beta priors): P(Beta(a_only + 1/2, b_only + 1/2) > 1/2)",
         _PROB,
         POPULATION,
         "bayes",

@@ -314,6 +314,12 @@ def test_pairs_exact_mcnemar_and_probability(graded):
     mc = np.mean(pa > pb)
     se = np.sqrt(mc * (1 - mc) / draws)
     assert abs(float(row["prob_rate_a_better"]) - mc) < 5 * se + 1e-9
+    # paired: Dirichlet(1/2 + counts) over (both, only A, only B, neither); P(theta_10 > theta_01)
+    counts = [np.sum(a & b), n10, n01, np.sum(~a & ~b)]
+    theta = rng.dirichlet(0.5 + np.array(counts, dtype=float), draws)
+    mc = np.mean(theta[:, 1] > theta[:, 2])
+    se = np.sqrt(mc * (1 - mc) / draws)
+    assert abs(float(row["prob_rate_a_better_paired"]) - mc) < 5 * se + 1e-9
 
 
 def test_pairs_at_k_above_one_use_the_paired_t():

@@ -28,6 +28,7 @@ __all__ = [
     "beta_rejected",
     "density",
     "model_rate_posterior",
+    "paired_prob_a_better",
     "prob_a_above_b",
 ]
 
@@ -190,6 +191,22 @@ def beta_rejected(correct, count, post) -> bool:
     c = np.asarray(correct, dtype=float)[None, :]
     k = np.asarray(count, dtype=float)[None, :]
     return bool(beta_fit_test(*model_cells(c, k, k > 0), post.fit)["reject"][0])
+
+
+def paired_prob_a_better(a_only: int, b_only: int, concentration: float = 0.5) -> float:
+    """P(rate_A > rate_B | paired K = 1 outcomes) under a Dirichlet prior on the four outcome
+    pairs of a question (both right, only A, only B, neither), each with ``concentration``.
+
+    ``rate_A - rate_B = theta_10 - theta_01``, and ``theta_10 / (theta_10 + theta_01)`` is
+    Beta(concentration + a_only, concentration + b_only) a posteriori (Dirichlet aggregation),
+    so the probability is that Beta's mass above 1/2; only the discordant questions matter.
+
+    Examples
+    --------
+    >>> round(paired_prob_a_better(12, 4), 4)
+    0.979
+    """
+    return float(stats.beta.sf(0.5, concentration + a_only, concentration + b_only))
 
 
 def _pdf(post, x):

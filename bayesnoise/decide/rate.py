@@ -14,7 +14,12 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from bayesnoise.conjugate.rate_table import beta_rejected, model_rate_posterior, prob_a_above_b
+from bayesnoise.conjugate.rate_table import (
+    beta_rejected,
+    model_rate_posterior,
+    paired_prob_a_better,
+    prob_a_above_b,
+)
 from bayesnoise.data import MODEL, QUESTION, attr, beta_binomial_counts
 from bayesnoise.frequentist.rate import (
     binomial_rate_test,
@@ -68,6 +73,7 @@ RATE_PAIR_COLUMNS = [
     "rate_a",
     "rate_b",
     "prob_rate_a_better",
+    "prob_rate_a_better_paired",
     "difference",
     "a_only",
     "b_only",
@@ -248,6 +254,10 @@ def rate_pairs_table(
             }
             if shared.any():
                 row.update(paired_rate_test(ma, mb, k1=k1, alternative=alternative))
+                if k1:
+                    row["prob_rate_a_better_paired"] = paired_prob_a_better(
+                        row["a_only"], row["b_only"]
+                    )
             rows.append(row)
     df = pd.DataFrame(rows)
     df = df[[col for col in RATE_PAIR_COLUMNS if col in df.columns]]
@@ -256,7 +266,8 @@ def rate_pairs_table(
             df[col] = df[col].astype(np.int64)
     df.attrs.update(_notes(ds, df.assign(rate_model=""), priors, None, alternative))
     df.attrs["pairing"] = (
-        "prob_rate_a_better: the two models' posteriors taken as independent; the p-values use "
-        f"the questions both answered ({QUESTION}s shared)"
+        "prob_rate_a_better: the two models' posteriors taken as independent (the priors "
+        "chosen); prob_rate_a_better_paired (K = 1) and the p-values use the questions both "
+        f"answered ({QUESTION}s shared)"
     )
     return df
