@@ -82,6 +82,8 @@ def _cases():
             if command == "report" and key != "bundled":
                 continue  # the report draws every figure (~4 s): once is enough
             marks = [] if key == "bundled" else [pytest.mark.shared_data]
+            if command == "report":
+                marks.append(pytest.mark.slow)
             yield pytest.param(key, command, marks=marks, id=f"{key}-{command}")
 
 
