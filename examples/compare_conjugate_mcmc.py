@@ -8,7 +8,7 @@ expected accuracy on these questions ubar and the concentration kappa from
 few pairs (conjugate: independent per-model posteriors plus a Bayesian bootstrap over questions;
 MCMC: the joint model with shared question difficulties).
 
-Run:  python examples/compare_conjugate_mcmc.py [--pairs] [--sampler nutpie] [--draws 1000]
+Run:  python examples/compare_conjugate_mcmc.py [--by pair] [--sampler nutpie] [--draws 1000]
 """
 
 from __future__ import annotations
@@ -34,10 +34,12 @@ def side_by_side(cf: pd.DataFrame, mc: pd.DataFrame, keys: list[str], cols: dict
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pairs", action="store_true", help="also compare paired differences")
+    ap.add_argument(
+        "--by", choices=("model", "pair"), default="model", help="pair: also paired differences"
+    )
     ap.add_argument("--sampler", default="pymc", choices=("pymc", "nutpie", "numpyro"))
     ap.add_argument("--draws", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--rng", type=int, default=0)
     args = ap.parse_args(argv)
     ds = bn.load(DATA)
     print(
@@ -47,11 +49,11 @@ def main(argv=None):
     pd.set_option("display.float_format", "{:.4f}".format)
 
     t = time.perf_counter()
-    cf = conjugate.posterior_table(ds, rng=args.seed)
+    cf = conjugate.posterior_table(ds, rng=args.rng)
     t_cf = time.perf_counter() - t
     t = time.perf_counter()
     mc = posterior_table_mcmc(
-        ds, sampler=args.sampler, draws=args.draws, rng=args.seed, progress=False
+        ds, sampler=args.sampler, draws=args.draws, rng=args.rng, progress=False
     )
     t_mc = time.perf_counter() - t
     print(
@@ -75,9 +77,9 @@ def main(argv=None):
         ).to_string(index=False)
     )
 
-    if args.pairs:
+    if args.by == "pair":
         t = time.perf_counter()
-        cfp = conjugate.posterior_pairs_table(ds, rng=args.seed)
+        cfp = conjugate.posterior_pairs_table(ds, rng=args.rng)
         t_cf = time.perf_counter() - t
         t = time.perf_counter()
         mcp = posterior_table_mcmc(
@@ -85,7 +87,7 @@ def main(argv=None):
             pairs=True,
             sampler=args.sampler,
             draws=args.draws,
-            rng=args.seed,
+            rng=args.rng,
             progress=False,
         )
         t_mc = time.perf_counter() - t
