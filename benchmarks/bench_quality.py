@@ -80,23 +80,23 @@ def main():
         )
     )
     rows.append(("win_rate", best_of(lambda: win_rate(binary))))
-    rows.append(("elo, point estimate only", best_of(lambda: elo(binary, n_bootstrap=0))))
+    rows.append(("elo, point estimate only", best_of(lambda: elo(binary, n_resamples=0))))
     rows.append(
         (
             f"elo, {REPS} bootstrap replicates, 0/1",
-            best_of(lambda: elo(binary, n_bootstrap=REPS), 1),
+            best_of(lambda: elo(binary, n_resamples=REPS), 1),
         )
     )
     rows.append(
         (
             f"elo, {REPS} bootstrap replicates, fractional",
-            best_of(lambda: elo(fractional, n_bootstrap=REPS), 1),
+            best_of(lambda: elo(fractional, n_resamples=REPS), 1),
         )
     )
     rows.append(
         (
             f"elo, {BOOT} bootstrap replicates (the leaderboard default), 0/1",
-            best_of(lambda: elo(binary, n_bootstrap=BOOT), 1),
+            best_of(lambda: elo(binary, n_resamples=BOOT), 1),
         )
     )
     rows.append(

@@ -80,11 +80,11 @@ def timings(folder: Path, m: int, n: int) -> list[tuple[str, float]]:
         ),
         (
             "  of which frequentist.model_quality, no bootstrap",
-            best_of(lambda: model_quality(ds, n_bootstrap=0)),
+            best_of(lambda: model_quality(ds, n_resamples=0)),
         ),
         (
             f"  of which frequentist.model_quality, bootstrap={BOOT}",
-            best_of(lambda: model_quality(ds, n_bootstrap=BOOT), 1),
+            best_of(lambda: model_quality(ds, n_resamples=BOOT), 1),
         ),
         ("  of which decide.rank_table (rank intervals)", best_of(lambda: rank_table(ds), 1)),
         (

@@ -63,21 +63,21 @@ def _mark(p, se):
     return "MCSE" if (LOW - 2 * se <= p <= HIGH + 2 * se) else "MISS"
 
 
-def coverage_table(shapes, ns, ks, replicates, pairs):
+def coverage_table(shapes, ns, ks, n_resamples, pairs):
     rows = []
     for shape in shapes:
         for n in ns:
             for k in ks:
                 row = {"shape": shape, "N": n, "K": k}
                 for prior, tag in (("beta", "before"), ("auto", "after")):
-                    got = study.coverage_cell(shape, n, k, replicates, ubar_prior=prior)
+                    got = study.coverage_cell(shape, n, k, n_resamples, ubar_prior=prior)
                     row[f"ubar {tag}"] = got["coverage"]
                     row[f"ubar {tag} se"] = got["mcse"]
                     row[f"width {tag}"] = got["width"]
                     if prior == "auto":
                         row["nonparametric"] = got["nonparametric"]
                     if pairs:
-                        pg = study.pair_coverage_cell(shape, n, k, replicates, ubar_prior=prior)
+                        pg = study.pair_coverage_cell(shape, n, k, n_resamples, ubar_prior=prior)
                         row[f"dbar {tag}"] = pg["coverage"]
                         row[f"dbar {tag} se"] = pg["mcse"]
                 row["after"] = _mark(row["ubar after"], row["ubar after se"])

@@ -39,7 +39,7 @@ def _ranks_agree(ds, rng) -> dict[str, float]:
         ds.isel(question=np.sort(order[: n // 2])),
         ds.isel(question=np.sort(order[n // 2 :])),
     ]
-    tables = [model_quality(h, n_bootstrap=0).set_index("model") for h in halves]
+    tables = [model_quality(h, n_resamples=0).set_index("model") for h in halves]
     models = tables[0].index
     return {
         m: stats.kendalltau(tables[0].loc[models, m], tables[1].loc[models, m]).statistic
@@ -49,7 +49,7 @@ def _ranks_agree(ds, rng) -> dict[str, float]:
 
 def _check_against_leaderboard(ds) -> None:
     """The three columns equal what bn.leaderboard prints for the whole file."""
-    ours = model_quality(ds, n_bootstrap=0).set_index("model")
+    ours = model_quality(ds, n_resamples=0).set_index("model")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # notes of the rank intervals, not used here
         board = bn.tidy(bn.leaderboard(ds, n_resamples=20)).set_index("model")

@@ -131,9 +131,7 @@ def test_coverage_agrees_with_an_independent_simulation():
     r = 150
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ours = coverage_table(
-            ds, replicates=r, populations=("empirical",), progress=False, rng=5
-        )
+        ours = coverage_table(ds, n_resamples=r, populations=("empirical",), progress=False, rng=5)
         ref = _independent_accuracy_coverage(ds, r, np.random.default_rng(6))
     ours = ours.set_index("interval")
     for name, per_rep in ref.items():
@@ -147,7 +145,7 @@ def test_coverage_agrees_with_an_independent_simulation():
 def test_table_shape_names_and_registry():
     rng = np.random.default_rng(7)
     ds = _benchmark(rng)
-    df = coverage_table(ds, replicates=10, progress=False)
+    df = coverage_table(ds, n_resamples=10, progress=False)
     assert len(df) == len(INTERVALS) * len(POPULATIONS)
     # the verdicts first: the population fitted to the file, every interval; then the stress
     # populations, reported with their coverage and width but never judged (issue 28, item 9)
@@ -163,14 +161,14 @@ def test_table_shape_names_and_registry():
     assert set(stress["coverage_status"]) <= {"stress test", "not printed"}
     pairs = df[df["interval"] == "dbar"]
     assert (pairs["units"] == 3).all() and (df[df["interval"] == "ubar"]["units"] == 3).all()
-    assert df.attrs["replicates"] == 10 and df.attrs["pair_models"] == ["m0", "m1", "m2"]
+    assert df.attrs["n_resamples"] == 10 and df.attrs["pair_models"] == ["m0", "m1", "m2"]
 
 
 def test_k1_frequentist_here_intervals_are_not_printed():
     rng = np.random.default_rng(8)
     ds = _benchmark(rng, models=2, n=100, k=1)
     with pytest.warns(UserWarning, match="coverage: K = 1 for 2 model"):
-        df = coverage_table(ds, replicates=10, populations=("fitted",), progress=False)
+        df = coverage_table(ds, n_resamples=10, populations=("fitted",), progress=False)
     status = df.set_index("interval")["coverage_status"]
     assert status["accuracy_here"] == "not printed" and status["difference_here"] == "not printed"
     assert status["ubar"] != "not printed"
@@ -182,7 +180,7 @@ def test_pair_subset_spreads_over_accuracy_and_says_so():
     ds = _benchmark(rng, models=6, n=80)
     with pytest.warns(UserWarning, match="3 pairs of 3 of 6 models"):
         df = coverage_table(
-            ds, replicates=4, populations=("empirical",), max_pair_models=3, progress=False
+            ds, n_resamples=4, populations=("empirical",), max_pair_models=3, progress=False
         )
     assert (df[df["interval"] == "dbar"]["units"] == 3).all()
     acc = (ds["correct"] / ds["samples"]).mean("question").to_series()
@@ -195,7 +193,7 @@ def test_pair_subset_spreads_over_accuracy_and_says_so():
 def test_one_model_has_no_pair_rows():
     rng = np.random.default_rng(10)
     ds = _benchmark(rng, models=1)
-    df = coverage_table(ds, replicates=5, populations=("fitted",), progress=False)
+    df = coverage_table(ds, n_resamples=5, populations=("fitted",), progress=False)
     assert df["interval"].tolist() == ["accuracy", "accuracy_here", "ubar", "mu"]
 
 
@@ -204,8 +202,8 @@ def test_bad_input_is_refused_with_a_clear_message():
     ds = _benchmark(rng)
     with pytest.raises(ValueError, match="populations"):
         coverage_table(ds, populations=("beta",))
-    with pytest.raises(ValueError, match="replicates"):
-        coverage_table(ds, replicates=1)
+    with pytest.raises(ValueError, match="n_resamples"):
+        coverage_table(ds, n_resamples=1)
     k = np.full((2, 3), 4)
     k[1, 2] = 0  # model 1 did not answer question 2
     with pytest.raises(DataError, match="intersect"):
@@ -267,7 +265,7 @@ def test_intervals_hold_on_a_beta_benchmark():
     either side (MCSE as reported: replicate-clustered)."""
     rng = np.random.default_rng(12)
     ds = _benchmark(rng, models=4, n=300, k=10)
-    df = coverage_table(ds, replicates=200, populations=("fitted",), progress=False)
+    df = coverage_table(ds, n_resamples=200, populations=("fitted",), progress=False)
     for row in df.itertuples():
         se = max(row.coverage_mcse, np.sqrt(0.95 * 0.05 / (200 * row.units)))
         assert abs(row.coverage - 0.95) <= 3 * se, row

@@ -44,7 +44,7 @@ def test_permutation_pvalue_matches_full_enumeration():
     signs = np.array(list(itertools.product([-1.0, 1.0], repeat=n)))  # all 4096 sign vectors
     exact = np.mean(np.abs(signs @ d) >= abs(d.sum()) - 1e-12)
     b = 20_000
-    ours = sign_flip_pvalues(p, n_permutations=b, rng=np.random.default_rng(0))[0, 1]
+    ours = sign_flip_pvalues(p, n_resamples=b, rng=np.random.default_rng(0))[0, 1]
     # (1 + hits) / (1 + B) has MC SE sqrt(p (1 - p) / B); allow 4 of them plus the 1 / B offset
     assert abs(ours - exact) <= 4 * np.sqrt(exact * (1 - exact) / b) + 1 / b
 

@@ -207,7 +207,7 @@ def _assert_elo_matches_reference(p, ties="half"):
     of the one MLE), in Elo points; the test also requires that bound to be <= 0.01 Elo, so a
     loose fit on either side fails rather than widening the tolerance."""
     name = "elo" if ties == "half" else "elo_decisive"
-    got = elo(p, n_bootstrap=0, ties=ties)[name].to_numpy()
+    got = elo(p, n_resamples=0, ties=ties)[name].to_numpy()
     assert got.mean() == pytest.approx(1000.0, abs=1e-9)
     w = _reference_wins(p, ties)
     ref = _reference_fit(w)
@@ -229,18 +229,18 @@ def test_elo_ties_count_half_by_hand():
     elo_a - elo_b = 400 log10(3) exactly (Bradley-Terry odds = win ratio for two models);
     ties excluded: a never loses, no finite MLE."""
     p = np.array([[1, 1, 1, 0], [0, 0, 1, 0.0]])
-    t = elo(p, ["a", "b"], n_bootstrap=0)
+    t = elo(p, ["a", "b"], n_resamples=0)
     assert t["elo"][0] - t["elo"][1] == pytest.approx(400 * np.log10(3.0), abs=1e-6)
     with pytest.raises(ValueError, match="does not exist"):
-        elo(p, n_bootstrap=0, ties="exclude")
+        elo(p, n_resamples=0, ties="exclude")
     with pytest.raises(ValueError, match="ties must be one of"):
         elo(p, ties="drop")
 
 
 def test_elo_bootstrap_contains_estimate_and_is_seeded():
     p = _rasch(5, 300, seed=8)
-    a = elo(p, list("abcde"), n_bootstrap=300, rng=4)
-    b = elo(p, list("abcde"), n_bootstrap=300, rng=4)
+    a = elo(p, list("abcde"), n_resamples=300, rng=4)
+    b = elo(p, list("abcde"), n_resamples=300, rng=4)
     pd.testing.assert_frame_equal(a, b)
     assert ((a["elo_low"] < a["elo"]) & (a["elo"] < a["elo_high"])).all()
     assert a.attrs["bootstrap_failed"] == 0
@@ -254,7 +254,7 @@ def test_elo_bootstrap_refits_equal_scipy():
     n = p.shape[1]
     rng = np.random.default_rng(11)
     draws = rng.integers(0, n, size=(3, n))
-    table = elo(p, n_bootstrap=3, rng=11, confidence_level=0.5)
+    table = elo(p, n_resamples=3, rng=11, confidence_level=0.5)
     reps = [_reference_elo(p[:, d]) for d in draws]
     lo, hi = np.quantile(np.array(reps), [0.25, 0.75], axis=0)
     np.testing.assert_allclose(table["elo_low"] - 1000, lo, atol=1e-3)
@@ -279,7 +279,7 @@ def test_elo_bootstrap_intervals_equal_plain_refits_of_the_same_draws(k, ties):
     m, n, boot, seed = 12, 300, 200, 3
     p = _rasch(m, n, seed=21, k=k)
     name = "elo" if ties == "half" else "elo_decisive"
-    table = elo(p, n_bootstrap=boot, rng=seed, ties=ties)
+    table = elo(p, n_resamples=boot, rng=seed, ties=ties)
     draws = np.random.default_rng(seed).integers(0, n, size=(boot, n))
     reps = np.array([_reference_elo(p[:, d], ties) for d in draws])
     lo, hi = np.quantile(reps, [0.025, 0.975], axis=0)
@@ -299,7 +299,7 @@ def test_elo_without_mle_raises_and_failed_replicates_warn():
     p[0, :19] = 1.0
     p[1, 19] = 1.0
     with pytest.warns(RuntimeWarning, match="no finite Bradley-Terry"):
-        table = elo(p, n_bootstrap=200)
+        table = elo(p, n_resamples=200)
     assert 30 < table.attrs["bootstrap_failed"] < 120
     assert np.isfinite(table[["elo_low", "elo_high"]].to_numpy()).all()
 
@@ -307,7 +307,7 @@ def test_elo_without_mle_raises_and_failed_replicates_warn():
 def test_model_quality_wrapper():
     p = _rasch(4, 200, seed=12)
     ds = from_arrays(p, np.ones_like(p), models=["a", "b", "c", "d"])
-    t = model_quality(ds, n_bootstrap=50)
+    t = model_quality(ds, n_resamples=50)
     assert t.columns.tolist() == ["model", "accuracy", "win_rate", "elo", "elo_low", "elo_high"]
     assert t["model"].tolist() == ["d", "c", "b", "a"]  # best first
     assert t["accuracy"].is_monotonic_decreasing
@@ -363,7 +363,7 @@ def test_elo_bootstrap_coverage(ties):
     for r in range(reps):
         d = rng.normal(0.0, sd, n)
         p = (rng.random((m, n)) < special.expit(theta[:, None] - d[None, :])).astype(float)
-        t = elo(p, n_bootstrap=boot, confidence_level=level, rng=r, ties=ties)
+        t = elo(p, n_resamples=boot, confidence_level=level, rng=r, ties=ties)
         below += int((true < t[f"{name}_low"].to_numpy()).sum())
         above += int((true > t[f"{name}_high"].to_numpy()).sum())
     coverage = 1.0 - (below + above) / (reps * m)

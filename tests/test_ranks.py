@@ -13,7 +13,7 @@ def test_bootstrap_means_have_the_paired_covariance():
     rng = np.random.default_rng(30)
     n, b = 400, 4000
     p = rng.beta(1, 1, size=(1, n)) * np.array([[1.0], [0.9], [0.7]])
-    draws = bootstrap_means(p, n_boot=b, rng=np.random.default_rng(0))
+    draws = bootstrap_means(p, n_resamples=b, rng=np.random.default_rng(0))
     cov = np.cov(p, ddof=0) / n  # the delta-method covariance of the means
     # a bootstrap variance has relative MC error sqrt(2 / B) = 2.2%; allow 4 of them
     np.testing.assert_allclose(np.cov(draws), cov, rtol=4 * np.sqrt(2 / b))

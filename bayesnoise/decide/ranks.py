@@ -301,7 +301,7 @@ def rank_table(
         extra["tau"] = float(np.median(tau))
     elif method == "bootstrap":
         gen = np.random.default_rng(rng)
-        x = bootstrap_means(correct / count, n_boot=n_resamples, rng=gen)
+        x = bootstrap_means(correct / count, n_resamples=n_resamples, rng=gen)
         center, about = accuracy, "population"
     else:
         from bayesnoise.conjugate import finite_sample_posterior

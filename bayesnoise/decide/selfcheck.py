@@ -332,7 +332,7 @@ def _simulate(u, k, names, sel, replicates, level, rng, bar, label):
 def coverage_table(
     ds,
     *,
-    replicates: int = 200,
+    n_resamples: int = 50,
     confidence_level: float = 0.95,
     populations=POPULATIONS,
     max_pair_models: int | None = 12,
@@ -353,7 +353,7 @@ def coverage_table(
         Whole numbers correct out of K for every model and question (a dataset whose models
         answered different questions is refused: pass it through
         :func:`bayesnoise.complete` with ``on_missing="intersect"`` first).
-    replicates : int, default 200
+    n_resamples : int, default 50
         Simulated evals per population.
     confidence_level : float, default 0.95
     populations : sequence of str, default ("fitted", "two-point", "empirical")
@@ -367,7 +367,7 @@ def coverage_table(
     -------
     pandas.DataFrame
         One row per interval and population: ``interval`` (the printed ``<interval>_low`` /
-        ``_high``), ``population``, ``scope``, ``replicates``, ``units`` (models or pairs
+        ``_high``), ``population``, ``scope``, ``n_resamples``, ``units`` (models or pairs
         pooled), ``coverage`` (share of intervals containing the truth, over units and
         replicates), ``coverage_mcse`` (its Monte Carlo SE, from the spread of the
         per-replicate coverages), ``coverage_status`` and ``median_width``. Only the
@@ -381,7 +381,7 @@ def coverage_table(
         the file's intervals hold. Rows: the fitted population first. At 2 MCSE a calibrated
         interval is flagged about 5% of the time, so among the 8 judged rows a flag is
         expected by chance in about one check in three: rerun with another seed or more
-        replicates before acting on a single flag. ``df.attrs``: ``confidence_level``, ``replicates``, ``rng``,
+        replicates before acting on a single flag. ``df.attrs``: ``confidence_level``, ``n_resamples``, ``rng``,
         ``pair_models``, ``notes`` (also warned: which pairs were checked, what K = 1 leaves
         unidentified), ``seconds``.
 
@@ -393,15 +393,15 @@ def coverage_table(
     >>> u = rng.beta(1.0, 1.0, 120)
     >>> c = rng.binomial(5, np.stack([u, 0.9 * u, 0.8 * u]))
     >>> ds = from_arrays(c, np.full(c.shape, 5), models=["a", "b", "c"])
-    >>> df = coverage_table(ds, replicates=20, populations=("fitted",), progress=False)
+    >>> df = coverage_table(ds, n_resamples=20, populations=("fitted",), progress=False)
     >>> df["interval"].tolist()[:4], bool(df["coverage"].between(0, 1).all())
     (['accuracy', 'accuracy_here', 'ubar', 'mu'], True)
     """
     start = time.perf_counter()
     level = check_confidence_level(confidence_level)
-    replicates = int(replicates)
-    if replicates < 2:
-        raise ValueError(f"replicates must be at least 2, got {replicates}")
+    n_resamples = int(n_resamples)
+    if n_resamples < 2:
+        raise ValueError(f"n_resamples must be at least 2, got {n_resamples}")
     unknown = [p for p in populations if p not in POPULATIONS]
     if unknown or not populations:
         raise ValueError(f"populations must be among {POPULATIONS}, got {list(populations)}")
@@ -426,7 +426,7 @@ def coverage_table(
     for pop in populations:
         u = population_atoms(pop, p, q, fit.mu, fit.kappa, data_var)
         gen = np.random.default_rng([rng, POPULATIONS.index(pop)])
-        got = _simulate(u, k, names, sel, replicates, level, gen, bar, pop)
+        got = _simulate(u, k, names, sel, n_resamples, level, gen, bar, pop)
         for name, (_unit, scope) in INTERVALS.items():
             if name not in got:  # one model: no pairs
                 continue
@@ -439,7 +439,7 @@ def coverage_table(
                     "population": pop,
                     "population_role": ROLES[pop],
                     "scope": scope,
-                    "replicates": replicates,
+                    "replicates": n_resamples,
                 }
                 | summary
             )
@@ -457,7 +457,7 @@ def coverage_table(
     notes = _notes(k, names, sel)
     df.attrs.update(
         confidence_level=level,
-        replicates=replicates,
+        n_resamples=n_resamples,
         rng=int(rng),
         pair_models=[names[i] for i in sel] if sel.size >= 2 else [],
         notes=notes,

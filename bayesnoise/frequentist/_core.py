@@ -294,7 +294,7 @@ def mcnemar_pvalue(wins_a, wins_b, *, continuity: bool = True) -> np.ndarray:
     return special.erfc(np.sqrt(chi2 / 2.0))  # chi-square(1) survival function
 
 
-def bootstrap_means(p, *, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+def bootstrap_means(p, *, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """Paired bootstrap draws of the M models' mean scores, shape (M, n_boot).
 
     Each replicate draws multinomial question weights once and takes every model's mean as one
@@ -304,27 +304,27 @@ def bootstrap_means(p, *, n_boot: int, rng: np.random.Generator) -> np.ndarray:
     Examples
     --------
     >>> p = np.array([[1.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 1.0]])
-    >>> draws = bootstrap_means(p, n_boot=500, rng=np.random.default_rng(0))
+    >>> draws = bootstrap_means(p, n_resamples=500, rng=np.random.default_rng(0))
     >>> draws.shape, bool(np.all(draws[0] >= draws[1]))
     ((2, 500), True)
     """
     p = np.atleast_2d(np.asarray(p, dtype=float))
     n = p.shape[-1]
-    out = np.empty((p.shape[0], n_boot))
+    out = np.empty((p.shape[0], n_resamples))
     chunk = max(1, 2**21 // max(n, 1))
-    for start in range(0, n_boot, chunk):
-        rows = min(chunk, n_boot - start)
+    for start in range(0, n_resamples, chunk):
+        rows = min(chunk, n_resamples - start)
         weights = rng.multinomial(n, np.full(n, 1.0 / n), size=rows).astype(float)
         out[:, start : start + rows] = (weights @ p.T).T / n
     return out
 
 
-def bootstrap_cov(p, *, n_boot: int = 1000, rng: np.random.Generator) -> np.ndarray:
+def bootstrap_cov(p, *, n_resamples: int = 1000, rng: np.random.Generator) -> np.ndarray:
     """Covariance (M x M) of the models' mean scores under resampling questions with replacement
     (paired: :func:`bootstrap_means`). The bootstrap SE of a difference is
     sqrt(C_aa + C_bb - 2 C_ab)."""
     p = np.atleast_2d(p)
-    means = bootstrap_means(p, n_boot=n_boot, rng=rng)
+    means = bootstrap_means(p, n_resamples=n_resamples, rng=rng)
     return np.cov(means, ddof=1).reshape(p.shape[0], p.shape[0])
 
 

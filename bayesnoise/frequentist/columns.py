@@ -183,11 +183,11 @@ def _sign_counts_pairwise(p, tol) -> np.ndarray:
 _MAX_LEVELS = 64  # above this many distinct scores, compare pairwise
 
 
-def sign_flip_pvalues(p, *, n_permutations: int, rng: np.random.Generator) -> np.ndarray:
+def sign_flip_pvalues(p, *, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """All-pairs sign-flip permutation p-values for the sum of the paired differences.
 
     Under the null that each d_i = p_a,i - p_b,i is symmetric about 0, flipping signs leaves
-    the distribution of T = sum_i d_i unchanged. The same ``n_permutations`` random sign vectors
+    the distribution of T = sum_i d_i unchanged. The same ``n_resamples`` random sign vectors
     s serve every pair: T* = s . p_a - s . p_b, so all models' flipped sums are one matrix product.
     Two-sided p = (1 + #{|T*| >= |T|}) / (1 + B), a valid p-value for any B; its Monte Carlo
     standard error is about sqrt(p (1 - p) / B).
@@ -196,7 +196,7 @@ def sign_flip_pvalues(p, *, n_permutations: int, rng: np.random.Generator) -> np
     ----------
     p : array_like, shape (M, N)
         Per-question mean scores (complete: no NaN).
-    n_permutations : int
+    n_resamples : int
         Number B of random sign vectors (>= 1).
     rng : numpy.random.Generator
         Source of the sign vectors (results depend on it only).
@@ -210,17 +210,17 @@ def sign_flip_pvalues(p, *, n_permutations: int, rng: np.random.Generator) -> np
     --------
     >>> rng = np.random.default_rng(0)
     >>> p = np.stack([np.ones(12), np.zeros(12)])
-    >>> bool(sign_flip_pvalues(p, n_permutations=999, rng=rng)[0, 1] < 0.01)  # exact: 2 / 2**12
+    >>> bool(sign_flip_pvalues(p, n_resamples=999, rng=rng)[0, 1] < 0.01)  # exact: 2 / 2**12
     True
     """
-    if n_permutations < 1:
-        raise ValueError(f"n_permutations must be >= 1, got {n_permutations}")
+    if n_resamples < 1:
+        raise ValueError(f"n_permutations must be >= 1, got {n_resamples}")
     p = np.atleast_2d(np.asarray(p, dtype=float))
     m, n = p.shape
     chunk = max(1, 2**21 // max(n, 1))  # sign vectors drawn in blocks of <= 16 MB
-    flipped = np.empty((n_permutations, m))
-    for start in range(0, n_permutations, chunk):
-        rows = min(chunk, n_permutations - start)
+    flipped = np.empty((n_resamples, m))
+    for start in range(0, n_resamples, chunk):
+        rows = min(chunk, n_resamples - start)
         signs = 2.0 * rng.integers(0, 2, size=(rows, n)) - 1.0
         flipped[start : start + rows] = signs @ p.T
     observed = p.sum(axis=-1)
@@ -231,12 +231,12 @@ def sign_flip_pvalues(p, *, n_permutations: int, rng: np.random.Generator) -> np
         t_star = np.abs(flipped[:, [a]] - flipped[:, a + 1 :])
         t_obs = np.abs(observed[a] - observed[a + 1 :])
         hits = (t_star >= t_obs - tol).sum(axis=0)
-        out[a, a + 1 :] = out[a + 1 :, a] = (1.0 + hits) / (1.0 + n_permutations)
+        out[a, a + 1 :] = out[a + 1 :, a] = (1.0 + hits) / (1.0 + n_resamples)
     return out
 
 
 def pair_pvalues(
-    p, z, wins, *, n_permutations: int = 0, rng=None, above=None
+    p, z, wins, *, n_resamples: int = 0, rng=None, above=None
 ) -> dict[str, np.ndarray]:
     """All-pairs p-value matrices of a pair table.
 
@@ -248,7 +248,7 @@ def pair_pvalues(
         difference / se_difference (NaN where that variance is zero up to rounding).
     wins : numpy.ndarray, shape (M, M)
         Expected one-sample win counts sum_i p_a,i (1 - p_b,i).
-    n_permutations : int, default 0
+    n_resamples : int, default 0
         Add ``p_value_permutation`` (:func:`sign_flip_pvalues`) when > 0, drawing from ``rng``.
     rng : numpy.random.Generator, optional
     above : numpy.ndarray, shape (M, M), optional
@@ -286,6 +286,6 @@ def pair_pvalues(
         "p_value_sign_one_sample": sign.copy() if same else _core.sign_test_pvalue(wins, wins.T),
         "p_value_mcnemar_one_sample": mcnemar,
     }
-    if n_permutations > 0:
-        out["p_value_permutation"] = sign_flip_pvalues(p, n_permutations=n_permutations, rng=rng)
+    if n_resamples > 0:
+        out["p_value_permutation"] = sign_flip_pvalues(p, n_resamples=n_resamples, rng=rng)
     return out

@@ -90,7 +90,7 @@ def decision_accuracy(scores_small, scores_target) -> float:
     return float(agreement(s, scores_target).sum() / (s.size * (s.size - 1) / 2))
 
 
-def model_bootstrap(agree: np.ndarray, n_bootstrap: int, rng: np.random.Generator) -> np.ndarray:
+def model_bootstrap(agree: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     """Decision accuracy over bootstrap resamples of the models.
 
     A replicate draws M models with replacement (multinomial counts w); a pair of two different
@@ -106,7 +106,7 @@ def model_bootstrap(agree: np.ndarray, n_bootstrap: int, rng: np.random.Generato
     m = agree.shape[0]
     upper = np.triu(np.ones((m, m)), k=1)
     agree = agree.astype(float)
-    out = np.empty(int(n_bootstrap))
+    out = np.empty(int(n_resamples))
     step = max(1, _BLOCK_CELLS // (m * m))
     for b0 in range(0, out.size, step):
         b = min(step, out.size - b0)
@@ -118,8 +118,8 @@ def model_bootstrap(agree: np.ndarray, n_bootstrap: int, rng: np.random.Generato
     return out
 
 
-def question_noise(p, n_bootstrap: int, rng: np.random.Generator) -> np.ndarray:
-    """(n_bootstrap, M) deviations of the models' accuracies under a paired bootstrap over
+def question_noise(p, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """(n_resamples, M) deviations of the models' accuracies under a paired bootstrap over
     questions (every model sees the same resampled questions): the measured noise of the
     scores, data and prediction together, with the models' correlation kept.
 
@@ -130,7 +130,7 @@ def question_noise(p, n_bootstrap: int, rng: np.random.Generator) -> np.ndarray:
     (3, 2)
     """
     p = np.asarray(p, dtype=float)
-    draws = _core.bootstrap_means(p, n_boot=int(n_bootstrap), rng=rng)
+    draws = _core.bootstrap_means(p, n_resamples=int(n_resamples), rng=rng)
     return (draws - p.mean(axis=1)[:, None]).T
 
 
@@ -182,7 +182,7 @@ def decision_table(
     *,
     small_p=None,
     target_p=None,
-    n_bootstrap: int = 1000,
+    n_resamples: int = 1000,
     confidence_level: float = 0.95,
     rng: int | None = 0,
 ) -> pd.DataFrame:
@@ -197,7 +197,7 @@ def decision_table(
     small_p, target_p : array_like, shape (M, N), optional
         Per-question scores behind each side (complete), for the measured noise of
         :func:`noise_ceiling`; without either, ``expected_decision_accuracy`` is NaN.
-    n_bootstrap : int, default 1000
+    n_resamples : int, default 1000
         Replicates of the model bootstrap and of the question bootstrap of each side.
     confidence_level : float, default 0.95
     rng : int or numpy.random.Generator, default 0
@@ -212,7 +212,7 @@ def decision_table(
 
     Examples
     --------
-    >>> t = decision_table(["a", "b", "c", "d"], [1, 2, 3, 4], [1, 2, 4, 3], n_bootstrap=200)
+    >>> t = decision_table(["a", "b", "c", "d"], [1, 2, 3, 4], [1, 2, 4, 3], n_resamples=200)
     >>> float(t["decision_accuracy"][0]), int(t["model_pairs"][0])
     (0.8333333333333334, 6)
     """
@@ -224,15 +224,15 @@ def decision_table(
     if names.size < 2:
         raise ValueError("decision accuracy needs at least two models")
     level = check_confidence_level(confidence_level)
-    if int(n_bootstrap) != n_bootstrap or n_bootstrap < 0:
-        raise ValueError(f"n_bootstrap must be a whole number >= 0, got {n_bootstrap!r}")
+    if int(n_resamples) != n_resamples or n_resamples < 0:
+        raise ValueError(f"n_resamples must be a whole number >= 0, got {n_resamples!r}")
     order = np.argsort(names, kind="stable")
     s, t = s[order], t[order]
     agree = agreement(s, t)
     m = names.size
     value = float(agree.sum() / (m * (m - 1) / 2))
     rng_models, rng_small, rng_target = np.random.default_rng(rng).spawn(3)
-    reps = model_bootstrap(agree, n_bootstrap, rng_models) if n_bootstrap else np.array([])
+    reps = model_bootstrap(agree, n_resamples, rng_models) if n_resamples else np.array([])
     ok = np.isfinite(reps)
     if ok.any():
         low, high = np.quantile(reps[ok], [(1 - level) / 2, (1 + level) / 2])
@@ -240,15 +240,15 @@ def decision_table(
         low = high = np.nan
     noise = {}
     for side, p, gen in (("small", small_p, rng_small), ("target", target_p, rng_target)):
-        if p is not None and n_bootstrap:
+        if p is not None and n_resamples:
             p = np.asarray(p, dtype=float)[order]
-            noise[side] = question_noise(p, n_bootstrap, gen)
+            noise[side] = question_noise(p, n_resamples, gen)
     expected = noise_ceiling(s, t, noise.get("small"), noise.get("target"))
     table = pd.DataFrame(
         [[m, m * (m - 1) // 2, value, low, high, expected]], columns=DECISION_COLUMNS
     )
     table.attrs.update(
-        n_bootstrap=int(n_bootstrap),
+        n_resamples=int(n_resamples),
         bootstrap_single_model=int((~ok).sum()),
         confidence_level=level,
         measured_noise=", ".join(noise) or "none",

@@ -331,7 +331,7 @@ def elo(
     p,
     models=None,
     *,
-    n_bootstrap: int = 1000,
+    n_resamples: int = 1000,
     confidence_level: float = 0.95,
     rng: int | None = 0,
     ties: str = "half",
@@ -344,7 +344,7 @@ def elo(
         Mean score per cell in [0, 1]; complete (NaN raises).
     models : sequence, optional
         M names for the ``model`` column (default 0..M-1).
-    n_bootstrap : int, default 1000
+    n_resamples : int, default 1000
         Bootstrap replicates; 0 skips the intervals (NaN).
     confidence_level : float, default 0.95
     rng : int or numpy.random.Generator, default 0
@@ -371,7 +371,7 @@ def elo(
     >>> import numpy as np
     >>> rng = np.random.default_rng(1)
     >>> p = (rng.random((3, 200)) < [[0.3], [0.5], [0.7]]).astype(float)
-    >>> t = elo(p, ["a", "b", "c"], n_bootstrap=200)
+    >>> t = elo(p, ["a", "b", "c"], n_resamples=200)
     >>> round(float(t["elo"].mean()), 6), bool((t["elo_low"] < t["elo"]).all())
     (1000.0, True)
     """
@@ -381,8 +381,8 @@ def elo(
     if np.isnan(p).any():
         raise ValueError("p has missing cells; Elo needs every model on every question")
     level = check_confidence_level(confidence_level)
-    if int(n_bootstrap) != n_bootstrap or n_bootstrap < 0:
-        raise ValueError(f"n_bootstrap must be a whole number >= 0, got {n_bootstrap!r}")
+    if int(n_resamples) != n_resamples or n_resamples < 0:
+        raise ValueError(f"n_resamples must be a whole number >= 0, got {n_resamples!r}")
     if ties not in TIES:
         raise ValueError(f"ties must be one of {sorted(TIES)}, got {ties!r}")
     name = TIES[ties]
@@ -393,7 +393,7 @@ def elo(
         wins = half_win_matrix(wins, p.shape[1])
     theta = bradley_terry(wins)
     table = pd.DataFrame({"model": models, name: ELO_MEAN + ELO_SCALE * theta})
-    reps = _bootstrap(p, wins, theta, n_bootstrap, rng, half=ties == "half")
+    reps = _bootstrap(p, wins, theta, n_resamples, rng, half=ties == "half")
     ok = ~np.isnan(reps).any(axis=1)
     failed = int(reps.shape[0] - ok.sum())
     if failed:
@@ -411,22 +411,22 @@ def elo(
     table[f"{name}_low"] = ELO_MEAN + ELO_SCALE * lo
     table[f"{name}_high"] = ELO_MEAN + ELO_SCALE * hi
     table.attrs.update(
-        n_bootstrap=int(n_bootstrap), bootstrap_failed=failed, confidence_level=level, ties=ties
+        n_resamples=int(n_resamples), bootstrap_failed=failed, confidence_level=level, ties=ties
     )
     return table
 
 
-def _bootstrap(p, wins, theta, n_bootstrap, rng, half=False) -> np.ndarray:
-    """(n_bootstrap, M) refitted strengths; rows of NaN where the replicate's MLE is infinite.
+def _bootstrap(p, wins, theta, n_resamples, rng, half=False) -> np.ndarray:
+    """(n_resamples, M) refitted strengths; rows of NaN where the replicate's MLE is infinite.
 
     ``wins`` is the matrix the point estimate was fitted to; with ``half`` each replicate's
     decisive wins are turned into half-win matrices as well (every replicate draws n
     questions, so its total weight is n; exact in float32 for 0/1 scores: halves of whole
     numbers below 2^23)."""
     m, n = p.shape
-    n_bootstrap = int(n_bootstrap)
-    out = np.full((n_bootstrap, m), np.nan)
-    if n_bootstrap == 0:
+    n_resamples = int(n_resamples)
+    out = np.full((n_resamples, m), np.nan)
+    if n_resamples == 0:
         return out
     gen = np.random.default_rng(rng)
     hessian = _hessian(theta, wins + wins.T)
@@ -435,9 +435,9 @@ def _bootstrap(p, wins, theta, n_bootstrap, rng, half=False) -> np.ndarray:
     binary = n < 2**24 and is_binary(p)
     chunk = max(1, _REP_CELLS // (m * m))  # replicates refitted at once
     batch = chunk * max(1, _WIN_CELLS // (m * m * chunk))  # win matrices computed at once
-    for w0 in range(0, n_bootstrap, batch):
+    for w0 in range(0, n_resamples, batch):
         sizes = [
-            min(chunk, n_bootstrap - b0) for b0 in range(w0, min(n_bootstrap, w0 + batch), chunk)
+            min(chunk, n_resamples - b0) for b0 in range(w0, min(n_resamples, w0 + batch), chunk)
         ]
         # resampled question columns, per replicate (drawn chunk by chunk, as always)
         draws = np.concatenate([gen.integers(0, n, size=(b, n)) for b in sizes])

@@ -216,7 +216,7 @@ def pair_noise_dataset(
     names = ds[MODEL].values.astype(str)
     gen = np.random.default_rng(rng) if n_permutations > 0 else None
     bar.step("p-values")
-    tests = pair_pvalues(p, z, wins, n_permutations=n_permutations, rng=gen, above=comps["above"])
+    tests = pair_pvalues(p, z, wins, n_resamples=n_permutations, rng=gen, above=comps["above"])
     out = xr.Dataset(
         {
             "difference": (dims, comps["difference"]),
@@ -260,7 +260,7 @@ def pair_noise_dataset(
         out.attrs["note"] = note
     if n_boot > 0:
         bar.step("bootstrap")
-        cov = _core.bootstrap_cov(p, n_boot=n_boot, rng=np.random.default_rng(rng))
+        cov = _core.bootstrap_cov(p, n_resamples=n_boot, rng=np.random.default_rng(rng))
         var = np.diag(cov)
         out["se_bootstrap"] = (dims, np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0)))
         out.attrs["n_boot"] = int(n_boot)

@@ -274,7 +274,7 @@ def model_quality(
     ds: xr.Dataset,
     *,
     on_missing: str = "raise",
-    n_bootstrap: int = 1000,
+    n_resamples: int = 1000,
     confidence_level: float = 0.95,
     rng: int | None = 0,
 ) -> pd.DataFrame:
@@ -288,7 +288,7 @@ def model_quality(
     table = elo(
         p,
         ds[MODEL].values,
-        n_bootstrap=n_bootstrap,
+        n_resamples=n_resamples,
         confidence_level=confidence_level,
         rng=rng,
     )

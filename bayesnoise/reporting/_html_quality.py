@@ -178,7 +178,7 @@ def _questions(ds, sid) -> dict:
 def _leaderboard(ds, level, seed) -> Table:
     from bayesnoise.frequentist import model_quality
 
-    table = model_quality(ds, n_bootstrap=ELO_BOOTSTRAP, confidence_level=level, rng=seed)
+    table = model_quality(ds, n_resamples=ELO_BOOTSTRAP, confidence_level=level, rng=seed)
     columns = [
         column("model", "t name"),
         column("accuracy"),

@@ -73,7 +73,7 @@ def coverage(
     ds = dataset(data, progress=progress, **read)
     df = coverage_table(
         ds,
-        replicates=n_resamples,
+        n_resamples=n_resamples,
         confidence_level=level,
         populations=tuple(populations),
         max_pair_models=max_pair_models,

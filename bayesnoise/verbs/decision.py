@@ -134,7 +134,7 @@ def decision_accuracy(
         t.loc[names].to_numpy(),
         small_p=None if p_small is None else p_small.loc[names].to_numpy(),
         target_p=None if p_target is None else p_target.loc[names].to_numpy(),
-        n_bootstrap=n_resamples,
+        n_resamples=n_resamples,
         confidence_level=0.95 if confidence_level is None else confidence_level,
         rng=as_seed(rng),
     )

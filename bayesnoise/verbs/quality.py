@@ -121,7 +121,7 @@ def leaderboard(data, *, n_resamples=1000, confidence_level=0.95, rng=0, progres
         )
     level = 0.95 if confidence_level is None else confidence_level
     seed = as_seed(rng)
-    table = frequentist.model_quality(ds, n_bootstrap=n_resamples, confidence_level=level, rng=seed)
+    table = frequentist.model_quality(ds, n_resamples=n_resamples, confidence_level=level, rng=seed)
     ranks = decide.rank_table(ds, confidence_level=level, rng=seed)
     keep = ranks[["model", "rank_low", "rank_high", "group"]]
     table = table.merge(keep, on="model", how="left", validate="one_to_one")
