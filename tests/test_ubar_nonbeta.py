@@ -233,8 +233,8 @@ def test_closed_form_matches_pymc_under_a_fixed_discrete_prior():
         pm.Binomial("c", n=k, p=pm.math.constant(atoms)[z], observed=c)
         pm.Deterministic("ubar", pm.math.constant(atoms)[z].mean())
         idata = pm.sample(
-            draws=2000,
-            tune=500,
+            draws=800,  # the tolerance is 4 MCSE of these draws (arviz), whatever their number
+            tune=300,
             chains=2,
             random_seed=8,
             progressbar=False,
@@ -248,35 +248,47 @@ def test_closed_form_matches_pymc_under_a_fixed_discrete_prior():
     assert abs(float(draws.std()) - sd) < 4 * mcse_sd
 
 
-# Acceptance grid. R replicates per cell; the binomial Monte Carlo SE of a coverage p is
-# sqrt(p (1 - p) / R). Not nominal +- z MCSE: a cell passes when its estimate is inside the
-# target [0.93, 0.97] widened by z = 3 MCSE at each end, the MCSE taken at that end's value:
-# [0.93 - 3 sqrt(0.93 x 0.07 / 800), 0.97 + 3 sqrt(0.97 x 0.03 / 800)] = [0.903, 0.988] at
-# R = 800, so an interval whose true coverage is in 0.93-0.97 fails a cell with probability
-# about 0.1% per end. The pair cell below: the same construction at R = 400, [0.892, 0.996].
-R = 800
-LOW = 0.93 - 3 * np.sqrt(0.93 * 0.07 / R)
-HIGH = 0.97 + 3 * np.sqrt(0.97 * 0.03 / R)
-CELLS = [
-    (s, n, k) for s in ("twopoint", "mixture", "beta") for n in (100, 500, 2000) for k in (5, 20)
-]
+# Acceptance cells. The full grid (shape {twopoint, mixture, beta} x N {100, 500, 2000} x K
+# {5, 20}, R = 800 per cell, before and after) is a study: benchmarks/calibration_ubar_nonbeta.py,
+# results in benchmarks/results/ubar_nonbeta.md. Here one cell per distinct behaviour: twopoint at
+# N = 100, K = 5 (the likelihood-ratio test has the least power, some replicates keep the Beta
+# prior), twopoint at N = 2000, K = 20 (the audit's cell: the Beta interval covered 0.035),
+# mixture at N = 2000, K = 20 (a smooth multi-modal shape the test rejects), beta at N = 500,
+# K = 20 (the Beta prior is kept; the test's size).
+# Band: the binomial Monte Carlo SE of a coverage p from R replicates is sqrt(p (1 - p) / R); a
+# cell passes when its estimate is inside the target [0.93, 0.97] widened by z = 3 MCSE at each
+# end, the MCSE taken at that end's value. R = 400 (the Gibbs sampler of the nonparametric prior
+# costs ~5 ms per replicate): [0.93 - 3 sqrt(0.93 x 0.07 / 400), 0.97 + 3 sqrt(0.97 x 0.03 / 400)]
+# = [0.892, 0.996], so an interval whose true coverage is in 0.93-0.97 fails a cell with
+# probability about 0.1% per end; the Beta cell is cheap and keeps R = 800: [0.903, 0.988].
+def _band(r):
+    return 0.93 - 3 * np.sqrt(0.93 * 0.07 / r), 0.97 + 3 * np.sqrt(0.97 * 0.03 / r)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("shape", "n", "k"), CELLS)
-def test_ubar_coverage_under_non_beta_difficulties(shape, n, k):
-    got = study.coverage_cell(shape, n, k, replicates=R, seed=20)
-    assert LOW <= got["coverage"] <= HIGH, got
+CELLS = [("twopoint", 100, 5, 400), ("twopoint", 2000, 20, 400), ("mixture", 2000, 20, 400),
+         ("beta", 500, 20, 800)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("shape", "n", "k", "r"), CELLS)
+def test_ubar_coverage_under_non_beta_difficulties(shape, n, k, r):
+    got = study.coverage_cell(shape, n, k, replicates=r, seed=20)
+    low, high = _band(r)
+    assert low <= got["coverage"] <= high, got
     if shape == "beta":
-        # the Beta population fits: the test rejects it at most at its 1% level (3 MCSE)
-        assert got["nonparametric"] <= 0.01 + 3 * np.sqrt(0.01 * 0.99 / R), got
+        # the Beta population fits: the test rejects it at most at its 1% level (3 MCSE at
+        # R = 800: 0.01 + 3 sqrt(0.01 x 0.99 / 800) = 0.021)
+        assert got["nonparametric"] <= 0.01 + 3 * np.sqrt(0.01 * 0.99 / r), got
+    else:
+        # the shape is not Beta: the test rejects it in most replicates (benchmark: 0.95-1.0)
+        assert got["nonparametric"] >= 0.5, got
 
 
-@pytest.mark.slow
 def test_dbar_coverage_two_point_against_beta():
     # model A two-point (the audit's shape), model B Beta with the same mean: A's shrinkage
-    # error no longer cancels in dbar (the Beta prior covered 0.385 at N = 2000, K = 20)
-    got = study.pair_coverage_cell("twopoint", 2000, 20, replicates=400, seed=20)
-    low = 0.93 - 3 * np.sqrt(0.93 * 0.07 / 400)
-    high = 0.97 + 3 * np.sqrt(0.97 * 0.03 / 400)
+    # error no longer cancels in dbar (the Beta prior covered 0.385 at N = 2000, K = 20). R = 200
+    # pairs (each pair costs two table fits): band [0.93 - 3 sqrt(0.93 x 0.07 / 200), 0.97 +
+    # 3 sqrt(0.97 x 0.03 / 200)] = [0.876, 1.006]; at this R only the lower end can fail, so
+    # over-coverage of dbar is measured in benchmarks/results/ubar_nonbeta.md (R = 400).
+    got = study.pair_coverage_cell("twopoint", 2000, 20, replicates=200, seed=20)
+    low, high = _band(200)
     assert low <= got["coverage"] <= high, got
