@@ -84,7 +84,7 @@ def main(argv=None):
         t = time.perf_counter()
         mcp = posterior_table_mcmc(
             ds,
-            pairs=True,
+            by="pair",
             sampler=args.sampler,
             draws=args.draws,
             rng=args.rng,

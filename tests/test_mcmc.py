@@ -300,4 +300,4 @@ def test_pairs_need_two_models():
         }
     )
     with pytest.raises(ValueError, match="two models"):
-        hb.posterior_table_mcmc(ds, pairs=True)
+        hb.posterior_table_mcmc(ds, by="pair")

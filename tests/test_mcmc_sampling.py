@@ -268,7 +268,7 @@ def test_posterior_tables_have_the_conjugate_columns(tmp_path):
         (per_model["ubar_mcmc_low"] < per_model["ubar_mcmc"])
         & (per_model["ubar_mcmc"] < per_model["ubar_mcmc_high"])
     )
-    pairs = hb.posterior_table_mcmc(ds, pairs=True, progress=False)
+    pairs = hb.posterior_table_mcmc(ds, by="pair", progress=False)
     assert renamed(pairs.columns) == pair_columns
     assert pairs[["model_a", "model_b"]].values.tolist() == [["a", "b"], ["a", "c"], ["b", "c"]]
     observed = correct.mean(axis=1) / 5

@@ -188,7 +188,7 @@ def _fit_attrs(tree, level: float) -> dict:
 def posterior_table_mcmc(
     ds,
     *,
-    pairs: bool = False,
+    by: str = "model",
     confidence_level: float = 0.95,
     sampler: str = "auto",
     draws: int = 1000,
@@ -200,9 +200,9 @@ def posterior_table_mcmc(
 ) -> pd.DataFrame:
     """Full-Bayes posterior tables by MCMC (what ``bayesnoise posterior --method mcmc`` prints).
 
-    Per model (``pairs=False``) the marginal Beta-Binomial model of all models at once
+    Per model (``by="model"``) the marginal Beta-Binomial model of all models at once
     (:func:`marginal_model`, default priors), with the same columns as
-    :func:`bayesnoise.conjugate.posterior_table`; per pair (``pairs=True``) the joint model
+    :func:`bayesnoise.conjugate.posterior_table`; per pair (``by="pair"``) the joint model
     (:func:`joint_model`), with the columns of
     :func:`bayesnoise.conjugate.posterior_pairs_table`. Convergence problems are warned about
     (:class:`ConvergenceWarning`) and recorded in ``df.attrs``.
@@ -211,8 +211,8 @@ def posterior_table_mcmc(
     ----------
     ds : xarray.Dataset
         From :func:`bayesnoise.data.load`.
-    pairs : bool, default False
-        Per-pair table from the joint model instead of the per-model table.
+    by : {"model", "pair"}, default "model"
+        The per-model table, or the per-pair table from the joint model.
     confidence_level : float, default 0.95
     sampler : {"auto", "pymc", "nutpie", "numpyro"}, default "auto"
     draws, tune, chains, rng, progress
@@ -239,6 +239,9 @@ def posterior_table_mcmc(
     ['model', 'questions', 'accuracy', 'mu_beta']
     """
     level = check_confidence_level(confidence_level)
+    if by not in ("model", "pair"):
+        raise ValueError(f"by must be 'model' or 'pair', got {by!r}")
+    pairs = by == "pair"
     if pairs and ds.sizes.get("model", 0) < 2:
         raise DataError("need at least two models for pairs")
     builder = joint_model if pairs else marginal_model

@@ -407,7 +407,7 @@ def posterior(
         ds = complete(ds, on_missing="raise")
     df = mcmc.posterior_table_mcmc(
         ds,
-        pairs=pairs,
+        by=by,
         confidence_level=level,
         sampler=sampler,
         draws=draws,
