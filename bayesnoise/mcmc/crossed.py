@@ -6,7 +6,8 @@ Counts ``c`` correct out of ``K`` runs per (model, question, template) cell,
     u ~ N(0, s_question^2), v ~ N(0, s_template^2), w ~ N(0, s_question_template^2),
     x ~ N(0, s_model_template^2), z ~ N(0, s_model_question^2),
 
-all non-centred, scales half-normal (1 for question and template, 0.5 for the interactions),
+all non-centred (template and model x template effects sum to 0 over the templates, their
+means drawn back afterwards: see :func:`derived_accuracies`), scales half-normal (1 for question and template, 0.5 for the interactions),
 alpha_m ~ N(0, 1.5^2). The model x question effect keeps two models' paired differences from
 passing for identical question difficulties on the logit scale.
 
@@ -65,9 +66,12 @@ def crossed_model(correct, count):
             name: pm.HalfNormal(f"sigma_{name}", _PRIOR_SCALE.get(name, 0.5)) for name in EFFECTS
         }
         u = pm.Normal("u_raw", 0, 1, dims="question") * scales["question"]
-        v = pm.Normal("v_raw", 0, 1, dims="template") * scales["template"]
+        # Template effects sum to 0 over the templates (their mean is not identified apart
+        # from alpha with few templates: a ridge that stalls NUTS); their mean is drawn back
+        # from its prior in derived_accuracies.
+        v = pm.ZeroSumNormal("v_raw", 1.0, dims="template") * scales["template"]
         w = pm.Normal("w_raw", 0, 1, dims=("question", "template")) * scales["question_template"]
-        x = pm.Normal("x_raw", 0, 1, dims=("model", "template")) * scales["model_template"]
+        x = pm.ZeroSumNormal("x_raw", 1.0, dims=("model", "template")) * scales["model_template"]
         z = pm.Normal("z_raw", 0, 1, dims=("model", "question")) * scales["model_question"]
         pm.Deterministic("v", v, dims="template")
         pm.Deterministic("x", x, dims=("model", "template"))
@@ -83,10 +87,14 @@ def _expit_normal(mean, variance):
     return special.expit(mean[..., None] + sd[..., None] * _NODES) @ _WEIGHTS
 
 
-def derived_accuracies(alpha, sigmas: dict, v, x) -> tuple[np.ndarray, np.ndarray]:
+def derived_accuracies(alpha, sigmas: dict, v, x, rng=None) -> tuple[np.ndarray, np.ndarray]:
     """Per draw and model: accuracy over the template population and over these templates.
 
-    ``alpha`` (S, M), each ``sigmas[name]`` (S,), ``v`` (S, T), ``x`` (S, M, T).
+    ``alpha`` (S, M), each ``sigmas[name]`` (S,), ``v`` (S, T), ``x`` (S, M, T). With
+    ``rng`` the template effects are the sampled sum-to-zero ones: their means over the T
+    templates (absorbed into alpha) are drawn back from their prior, N(0, s_template^2 / T)
+    shared by the models and N(0, s_model_template^2 / T) per model, so that the level on a
+    new template carries the uncertainty of where these T templates sit.
 
     Examples
     --------
@@ -98,7 +106,16 @@ def derived_accuracies(alpha, sigmas: dict, v, x) -> tuple[np.ndarray, np.ndarra
     """
     var = {name: np.asarray(sigmas[name], dtype=float) ** 2 for name in EFFECTS}
     total = sum(var.values())
-    population = _expit_normal(alpha, total[:, None] + 0 * alpha)
+    level = np.asarray(alpha, dtype=float)
+    if rng is not None:
+        n_templates = v.shape[-1]
+        gen = np.random.default_rng(rng)
+        v_mean = gen.normal(size=level.shape[0]) * np.sqrt(var["template"] / n_templates)
+        x_mean = (
+            gen.normal(size=level.shape) * np.sqrt(var["model_template"] / n_templates)[:, None]
+        )
+        level = level - v_mean[:, None] - x_mean
+    population = _expit_normal(level, total[:, None] + 0 * level)
     within = var["question"] + var["question_template"] + var["model_question"]
     mean_t = alpha[:, :, None] + v[:, None, :] + x
     these = _expit_normal(mean_t, within[:, None, None] + 0 * mean_t).mean(axis=-1)
@@ -164,7 +181,11 @@ def sample_crossed(
 
     sigmas = {name: arr(f"sigma_{name}") for name in EFFECTS}
     population, these = derived_accuracies(
-        arr("alpha", "model"), sigmas, arr("v", "template"), arr("x", "model", "template")
+        arr("alpha", "model"),
+        sigmas,
+        arr("v", "template"),
+        arr("x", "model", "template"),
+        rng=np.random.default_rng(seed + 1),
     )
     shape = (post.sizes["chain"], post.sizes["draw"])
     derived = xr.Dataset(
