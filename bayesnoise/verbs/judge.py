@@ -145,7 +145,7 @@ def _labelled_checks(table):
         warnings.warn(
             f"judge: the human-labelled share differs between models (chi-square p = "
             f"{checks['p_share']:.2g}); labels must be a random sample of each model's items "
-            "(docs: how-to/judge)",
+            "(see docs/howto/judge.md#the-random-subset)",
             UserWarning,
             stacklevel=3,
         )
@@ -153,7 +153,7 @@ def _labelled_checks(table):
         warnings.warn(
             f"judge: the judge's mean differs between labelled and unlabelled items (adjusted "
             f"p = {checks['p_judge_mean']:.2g}); were the labelled items chosen at random? "
-            "(docs: how-to/judge)",
+            "(see docs/howto/judge.md#the-random-subset)",
             UserWarning,
             stacklevel=3,
         )
