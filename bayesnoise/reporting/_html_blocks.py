@@ -117,7 +117,7 @@ def pair_table(close, level: float, adjust: str = "holm") -> Table:
         )
     )
     rows = []
-    for _, r in close.iterrows():
+    for r in close.to_dict("records"):  # dicts: a Series per row costs ~50 us (M^2 / 2 rows)
         p_adj = r.get("p_value_adjusted", np.nan)
         row = [text(r["model_a"], "t name"), text(r["model_b"], "t name")]
         row += [num(r["difference"], 4), _iv(r, "difference")]
