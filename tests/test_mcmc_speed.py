@@ -62,8 +62,12 @@ def _points(rng, dens, n_points=4):
         yield x
 
 
-@pytest.mark.parametrize("noncentered", [False, True])
-@pytest.mark.parametrize("priors", [None, EXACT_PRIORS], ids=["default", "float64"])
+# one cell per parametrisation and per kind of priors (each cell compiles PyMC's logp and dlogp,
+# ~3 s CPU): centred with the default priors (float32 constants: a constant offset), non-centred
+# with float64 priors (absolute agreement)
+@pytest.mark.parametrize(
+    ("priors", "noncentered"), [(None, False), (EXACT_PRIORS, True)], ids=["default", "float64"]
+)
 def test_numba_density_is_pymc_density(noncentered, priors):
     rng = np.random.default_rng(3)
     correct, count = _data(rng)
@@ -168,7 +172,8 @@ def test_nutpie_numba_samples_the_pymc_posterior():
     count[0, :8] = 0  # unanswered cells
     correct = rng.binomial(count, rng.beta(4 * p, 4 * (1 - p)))
     built = hb.joint_model(correct, count)
-    kw = {"draws": 1500, "tune": 500, "chains": 2, "cores": 2, "progress": False}
+    # the tolerance is 4 combined MCSEs of these draws (arviz), whatever their number
+    kw = {"draws": 1000, "tune": 500, "chains": 2, "cores": 1, "progress": False}
     a = hb.fit(built, sampler="pymc", rng=1, **kw)
     b = hb.fit(built, sampler="nutpie", rng=1, **kw)
     for tree in (a, b):
