@@ -16,7 +16,17 @@ from .schema import (
     refuse_factors,
     renamed_legacy,
 )
-from .threshold import SUCCESS, threshold_dataset, threshold_note, threshold_samples
+from .threshold import (
+    SUCCESS,
+    check_range,
+    check_threshold,
+    mark_thresholded,
+    passes,
+    summed_graded,
+    threshold_dataset,
+    threshold_note,
+    threshold_samples,
+)
 
 # The documented API of this layer (the surface is counted over these lists,
 # tests/test_surface.py); the other names stay importable for the package's own layers.

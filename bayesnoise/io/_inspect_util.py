@@ -76,11 +76,23 @@ def more(items: Sequence[str]) -> str:
 
 
 def build_dataset(
-    df: pd.DataFrame, *, name: str, benchmark: str, factors=(), **attrs
+    df: pd.DataFrame,
+    *,
+    name: str,
+    benchmark: str,
+    factors=(),
+    threshold: float | None = None,
+    success: str = "above",
+    **attrs,
 ) -> xr.Dataset:
     """Dataset from long rows ``model, example_id, sample, correct, benchmark_id`` (and the
     ``factors`` columns, which become dims) through the package's validator, with models,
-    questions and factor levels in natural sort order."""
+    questions and factor levels in natural sort order. ``threshold=T``: each sample's score
+    becomes 1 (``>= T``; ``<= T`` with ``success="below"``) or 0 before the cell sums."""
+    if threshold is not None:
+        from bayesnoise.data import threshold_samples
+
+        df = df.assign(correct=threshold_samples(df["correct"], threshold, success, source=name))
     if factors:
         from .tables import read_frame
 
@@ -100,6 +112,10 @@ def build_dataset(
             order[dim] = sorted(labels, key=natural_key)
     ds = ds.sel(order) if order else ds
     ds.attrs.update({k: v for k, v in attrs.items() if v is not None})
+    if threshold is not None:
+        from bayesnoise.data import mark_thresholded
+
+        mark_thresholded(ds, threshold, success)
     return ds
 
 

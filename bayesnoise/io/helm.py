@@ -292,7 +292,12 @@ def helm_samples(
 
 
 def read_helm(
-    paths: Sequence[Path], *, benchmark: str | None = None, metric: str | None = None
+    paths: Sequence[Path],
+    *,
+    benchmark: str | None = None,
+    metric: str | None = None,
+    threshold: float | None = None,
+    success: str = "above",
 ) -> xr.Dataset:
     """Dataset from HELM run directories (``per_instance_stats.json``, or
     ``display_predictions.json``, with ``run_spec.json``).
@@ -307,6 +312,11 @@ def read_helm(
     metric : str, optional
         Per-instance statistic (``exact_match``, ``quasi_exact_match``, ...); required when
         several have all their values in [0, 1], as HELM's runs always do.
+    threshold : float, optional
+        Graded scores: each sample's score becomes a success (``>= threshold``, inclusive) or
+        a failure before the samples of a question are summed.
+    success : {"above", "below"}, default "above"
+        ``"below"``: a score ``<= threshold`` is a success.
 
     Returns
     -------
@@ -343,4 +353,6 @@ def read_helm(
         benchmark=str(df["benchmark_id"].iloc[0]),
         notes="\n".join(notes),
         files=df.attrs["files"],
+        threshold=threshold,
+        success=success,
     )

@@ -468,6 +468,8 @@ def read_inspect(
     incomplete: str = "error",
     duplicates: str = "error",
     factors: Sequence[str] | None = None,
+    threshold: float | None = None,
+    success: str = "above",
 ) -> xr.Dataset:
     """Dataset from Inspect AI logs (``.eval`` or ``.json`` files, or folders of them).
 
@@ -498,6 +500,11 @@ def read_inspect(
         that name (``inspect eval ... -T template=cot``: ``eval.task_args``), else the
         sample's ``metadata`` entry; logs of one model that differ by it are not duplicates.
         Each factor becomes a dim of the dataset; the epochs stay the samples (runs).
+    threshold : float, optional
+        Graded scores: each epoch's score becomes a success (``>= threshold``, inclusive) or a
+        failure before the epochs of a question are summed.
+    success : {"above", "below"}, default "above"
+        ``"below"``: a score ``<= threshold`` is a success.
 
     Returns
     -------
@@ -543,4 +550,6 @@ def read_inspect(
         logs=len(files),
         files=df.attrs["files"],
         factors=[factors] if isinstance(factors, str) else list(factors or []),
+        threshold=threshold,
+        success=success,
     )

@@ -284,7 +284,12 @@ def lighteval_samples(
 
 
 def read_lighteval(
-    paths: Sequence[Path], *, benchmark: str | None = None, metric: str | None = None
+    paths: Sequence[Path],
+    *,
+    benchmark: str | None = None,
+    metric: str | None = None,
+    threshold: float | None = None,
+    success: str = "above",
 ) -> xr.Dataset:
     """Dataset from lighteval ``--save-details`` files (or Open LLM Leaderboard details).
 
@@ -297,6 +302,11 @@ def read_lighteval(
         Task to load when there are several (required then), e.g. ``lighteval|gsm8k|0``.
     metric : str, optional
         Per-sample metric; required when the rows have several.
+    threshold : float, optional
+        Graded scores: each sample's score becomes a success (``>= threshold``, inclusive) or
+        a failure before the samples of a question are summed.
+    success : {"above", "below"}, default "above"
+        ``"below"``: a score ``<= threshold`` is a success.
 
     Returns
     -------
@@ -328,4 +338,6 @@ def read_lighteval(
         notes="\n".join(df.attrs["notes"]),
         runs=max(df.attrs["runs"].values()),
         files=df.attrs["files"],
+        threshold=threshold,
+        success=success,
     )

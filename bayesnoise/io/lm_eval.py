@@ -387,6 +387,8 @@ def read_lm_eval(
     benchmark: str | None = None,
     metric: str | None = None,
     filter: str | None = None,
+    threshold: float | None = None,
+    success: str = "above",
 ) -> xr.Dataset:
     """Dataset from lm-evaluation-harness ``--log_samples`` output (or lmms-eval's).
 
@@ -403,6 +405,11 @@ def read_lm_eval(
         ``ds.attrs["notes"]``). Corpus-level (non-scalar) metrics are refused.
     filter : str, optional
         Filter pipeline (``none``, ``strict-match``, ...); required when a task has several.
+    threshold : float, optional
+        Graded scores: each sample's score becomes a success (``>= threshold``, inclusive) or
+        a failure before the samples of a question are summed.
+    success : {"above", "below"}, default "above"
+        ``"below"``: a score ``<= threshold`` is a success.
 
     Returns
     -------
@@ -442,4 +449,6 @@ def read_lm_eval(
         notes="\n".join(df.attrs["notes"]),
         runs=max(df.attrs["runs"].values()),
         files=df.attrs["files"],
+        threshold=threshold,
+        success=success,
     )

@@ -10,7 +10,15 @@ from pathlib import Path
 import pandas as pd
 import xarray as xr
 
-from bayesnoise.data import DataError, check_dataset, renamed_legacy
+from bayesnoise.data import (
+    DataError,
+    check_dataset,
+    check_threshold,
+    mark_thresholded,
+    renamed_legacy,
+    threshold_dataset,
+    threshold_samples,
+)
 
 from .arrays import from_sample_array, from_wide
 from .columns import looks_wide
@@ -130,7 +138,14 @@ def _kind(path: Path) -> tuple[str, list[Path]]:
     return "tables", [path]
 
 
-def _load_paths(paths: list[Path], options: dict, benchmark, progress) -> xr.Dataset:
+def _load_paths(paths: list[Path], options: dict, benchmark, progress, cut: dict):
+    """(dataset, whether the reader applied the threshold ``cut``): every reader but
+    NetCDF's does, sample by sample where the source has per-sample scores."""
+    kind, ds = _read_paths(paths, options, benchmark, progress, cut)
+    return ds, kind != "netcdf"
+
+
+def _read_paths(paths: list[Path], options: dict, benchmark, progress, cut: dict):
     kinds: dict[str, list[Path]] = {}
     for path in paths:
         kind, files = _kind(path)
@@ -149,33 +164,36 @@ def _load_paths(paths: list[Path], options: dict, benchmark, progress) -> xr.Dat
             raise DataError(
                 f"{name}: holds benchmark {ds.attrs.get('benchmark')!r}, not {benchmark!r}"
             )
-        return ds
+        return kind, ds
     if kind == "inspect":
         from .inspect_logs import read_inspect
 
         keys = ("scorer", "score_key", "incomplete", "duplicates", "factors")
-        return read_inspect(files, benchmark=benchmark, **{k: options[k] for k in keys})
+        return kind, read_inspect(
+            files, benchmark=benchmark, **{k: options[k] for k in keys}, **cut
+        )
     if kind == "lm_eval":
         from .lm_eval import read_lm_eval
 
-        return read_lm_eval(
-            files, benchmark=benchmark, metric=options["metric"], filter=options["filter"]
+        return kind, read_lm_eval(
+            files, benchmark=benchmark, metric=options["metric"], filter=options["filter"], **cut
         )
     if kind == "lighteval":
         from .lighteval import read_lighteval
 
-        return read_lighteval(files, benchmark=benchmark, metric=options["metric"])
+        return kind, read_lighteval(files, benchmark=benchmark, metric=options["metric"], **cut)
     if kind == "helm":
         from .helm import read_helm
 
-        return read_helm(files, benchmark=benchmark, metric=options["metric"])
-    return read_files(
+        return kind, read_helm(files, benchmark=benchmark, metric=options["metric"], **cut)
+    return kind, read_files(
         files,
         columns=options["columns"],
         benchmark=benchmark,
         progress=progress,
         samples_per_question=options["samples_per_question"],
         factors=options["factors"],
+        **cut,
     )
 
 
@@ -192,6 +210,8 @@ def load(
     duplicates: str = "error",
     samples_per_question: int | None = None,
     factors=None,
+    threshold: float | None = None,
+    success: str = "above",
     progress: bool | None = None,
 ) -> xr.Dataset:
     """Load question-level eval results from files or in-memory tables, detecting the format.
@@ -243,6 +263,16 @@ def load(
         pooled as samples. ``bayesnoise noises`` measures their noise; other commands stop
         with an error saying so. evalstats' ``prompt`` and ``evaluator`` columns are factors
         without being named when the question column is ``item`` or ``input``.
+    threshold : float, optional
+        Graded scores become success / failure before anything else: a score ``>= threshold``
+        (inclusive) is a success, or ``<= threshold`` with ``success="below"``. Per-sample
+        tables, logs and score arrays are thresholded sample by sample, before the samples of
+        a question are summed; sources that keep one sum per (model, question) (count tables,
+        Eval-Arena ``pass1``, NetCDF, a Dataset) only when each cell's samples are 0/1, K = 1
+        or equal (else a :class:`DataError` says where the per-sample scores are needed). The
+        result's attributes ``threshold``, ``success`` and ``threshold_note`` say so.
+    success : {"above", "below"}, default "above"
+        Which side of ``threshold`` is a success.
     progress : bool, optional
         Progress display on standard error for tables that take more than two seconds to
         read: None (default) when standard error is a terminal, True always, False never.
@@ -286,23 +316,44 @@ def load(
         "samples_per_question": samples_per_question,
         "factors": factors,
     }
+    cut = {}
+    if threshold is not None:
+        cut = {"threshold": check_threshold(threshold, success), "success": success}
+    elif success != "above":
+        raise DataError(
+            "success= (--success) says which side of threshold= is a success; give a threshold"
+        )
+    ds, done = _load(source, options, benchmark, progress, cut)
+    if cut and not done:  # one sum per cell: thresholded only if 0/1, K = 1 or equal
+        ds = threshold_dataset(ds, cut["threshold"], success)
+    return ds
+
+
+def _load(source, options: dict, benchmark, progress, cut: dict) -> tuple[xr.Dataset, bool]:
+    """The dataset, and whether the reader applied the threshold (``cut``) itself."""
     if isinstance(source, xr.Dataset):
         _refuse_others(options, "dataset", "Dataset")
-        return check_dataset(renamed_legacy(source))
+        return check_dataset(renamed_legacy(source)), False
     if isinstance(source, xr.DataArray):
         _refuse_others(options, "array", "DataArray")
-        return from_sample_array(source, benchmark=benchmark or str(source.name or "benchmark"))
+        if cut:  # per-sample scores: each thresholded before any summing
+            values = threshold_samples(source.values, source="score array", **cut)
+            source = source.copy(data=values)
+        ds = from_sample_array(source, benchmark=benchmark or str(source.name or "benchmark"))
+        return (mark_thresholded(ds, **cut) if cut else ds), True
     if isinstance(source, pd.DataFrame):
         _refuse_others(options, "tables", "DataFrame")
-        wide = columns is None and not factors and samples_per_question is None
-        if wide and looks_wide(source):
-            return from_wide(source, benchmark=benchmark or "benchmark")
-        return read_frame(
+        wide = options["columns"] is None and not options["factors"]
+        if wide and options["samples_per_question"] is None and looks_wide(source):
+            return from_wide(source, benchmark=benchmark or "benchmark"), False
+        ds = read_frame(
             source,
-            columns=columns,
+            columns=options["columns"],
             benchmark=benchmark,
             progress=progress,
-            samples_per_question=samples_per_question,
-            factors=factors,
+            samples_per_question=options["samples_per_question"],
+            factors=options["factors"],
+            **cut,
         )
-    return _load_paths(_expand(source), options, benchmark, progress)
+        return ds, True
+    return _load_paths(_expand(source), options, benchmark, progress, cut)

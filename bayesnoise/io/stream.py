@@ -15,7 +15,14 @@ import xarray as xr
 
 from bayesnoise._common import fmt_value as _fmt
 from bayesnoise._progress import Progress
-from bayesnoise.data import DataError, from_arrays
+from bayesnoise.data import (
+    DataError,
+    check_range,
+    from_arrays,
+    mark_thresholded,
+    passes,
+    threshold_dataset,
+)
 
 from ._rows import CELLS, Rows, arena_count_cells, place
 from .columns import Layout
@@ -148,9 +155,12 @@ class _Aggregator:
         sources: list,
         name: str,
         samples_per_question: int | None = None,
+        threshold: tuple[float, str] | None = None,
     ):
         self.layout, self.benchmark, self.sources, self.name = layout, benchmark, sources, name
         self.per_question = samples_per_question
+        # (T, success): each per-sample score becomes 0/1 before the cell sums; its range
+        self.threshold, self.low, self.high = threshold, np.inf, -np.inf
         self.codes = {role: _Codes() for role in (*_ID_ROLES, *layout.factor_roles)}
         # (question, factor levels...) -> one code: the cells are (model, question x levels)
         self.combos: dict[tuple[int, ...], int] = {}
@@ -252,6 +262,8 @@ class _Aggregator:
             fields = CELLS[self.layout.kind](rows)
         if self.layout.kind == "arena" and self.per_question is None:
             self.fractional |= bool(np.any(fields["correct"] != np.round(fields["correct"])))
+        if self.threshold is not None:
+            fields = self._thresholded(fields)
         m, q = ids["model"], ids["question"]
         s = ids.get("sample", np.zeros_like(m))
         self.cells.reserve(
@@ -265,6 +277,15 @@ class _Aggregator:
         if "cluster" in ids:
             self._check_cluster(q, ids["cluster"], where)
         self.rows += size
+
+    def _thresholded(self, fields: dict) -> dict:
+        """Per-sample rows: each score becomes 1 (success) or 0 before it is summed."""
+        score = fields["correct"]
+        if score.size:
+            self.low = min(self.low, float(score.min()))
+            self.high = max(self.high, float(score.max()))
+        success = passes(score, *self.threshold).astype(float)
+        return {"correct": success, "samples": fields["samples"], "sum_sq": success}
 
     def _check_cluster(self, q: np.ndarray, c: np.ndarray, where) -> None:
         if self.cluster.size < len(self.codes["question"].labels):
@@ -407,11 +428,18 @@ def aggregate(
     default_benchmark: str,
     progress: Progress,
     samples_per_question: int | None = None,
+    threshold: float | None = None,
+    success: str = "above",
 ) -> xr.Dataset:
     """Read every batch of ``sources`` (one layout) into one (model, question) dataset;
     ``samples_per_question=K`` reads an Eval-Arena ``pass1`` as ``round(pass1 * K)`` correct
-    out of K."""
-    agg = _Aggregator(layout, benchmark, sources, name, samples_per_question)
+    out of K. ``threshold=T``: per-sample rows are thresholded one by one before the cell
+    sums (``score >= T`` is a success, ``<= T`` with ``success="below"``); count and
+    Eval-Arena tables, which hold no per-sample scores, are thresholded per cell
+    (:func:`~bayesnoise.data.threshold_dataset`)."""
+    per_row = threshold is not None and layout.kind == "samples"
+    chosen = (float(threshold), success) if per_row else None
+    agg = _Aggregator(layout, benchmark, sources, name, samples_per_question, chosen)
     text = {r for r in layout.columns if r in _ID_ROLES or r in layout.factor_roles}
     wanted = dict(layout.columns)
     for k, source in enumerate(sources):
@@ -420,4 +448,11 @@ def aggregate(
             fraction = (k + source.done / max(source.total, 1)) / len(sources)
             progress.update(f"{agg.rows / 1e6:.1f}M rows ({100 * fraction:.0f}%)", EVERY)
     progress.close(f"{agg.rows / 1e6:.1f}M rows")
-    return agg.dataset(default_benchmark, name)
+    if per_row and agg.rows:
+        check_range(agg.low, agg.high, float(threshold), name)
+    ds = agg.dataset(default_benchmark, name)
+    if threshold is None:
+        return ds
+    if per_row:
+        return mark_thresholded(ds, threshold, success)
+    return threshold_dataset(ds, threshold, success)

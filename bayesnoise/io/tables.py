@@ -56,6 +56,8 @@ def _read(
     progress,
     samples_per_question: int | None = None,
     factors=None,
+    threshold: float | None = None,
+    success: str = "above",
 ) -> xr.Dataset:
     layout = resolve_columns(sources[0].columns, columns, sources[0].name, factors)
     for other in sources[1:]:
@@ -82,6 +84,8 @@ def _read(
         default_benchmark=_default_benchmark([s.name for s in sources]),
         progress=show,
         samples_per_question=k,
+        threshold=threshold,
+        success=success,
     )
 
 
@@ -93,13 +97,17 @@ def read_files(
     progress: bool | None = None,
     samples_per_question: int | None = None,
     factors=None,
+    threshold: float | None = None,
+    success: str = "above",
 ) -> xr.Dataset:
     """Dataset from one or several table files (CSV, TSV, JSON Lines, JSON, Parquet).
 
     ``samples_per_question=K``: an Eval-Arena table's fractional ``pass1`` is the mean of K 0/1
     samples, read as ``round(pass1 * K)`` correct out of K (an error names the row where
     ``pass1 * K`` is not within 1e-6 of a whole number). ``factors=["template", ...]``: those
-    columns become dims of the dataset (see :mod:`bayesnoise.io.columns`).
+    columns become dims of the dataset (see :mod:`bayesnoise.io.columns`). ``threshold=T``:
+    each per-sample row's score becomes success (``>= T``; ``<= T`` with ``success="below"``)
+    or failure before the cell sums.
 
     Examples
     --------
@@ -114,7 +122,17 @@ def read_files(
     name = (
         sources[0].name if len(sources) == 1 else f"{len(sources)} files ({sources[0].name}, ...)"
     )
-    return _read(sources, columns, benchmark, name, progress, samples_per_question, factors)
+    return _read(
+        sources,
+        columns,
+        benchmark,
+        name,
+        progress,
+        samples_per_question,
+        factors,
+        threshold,
+        success,
+    )
 
 
 def read_frame(
@@ -127,9 +145,12 @@ def read_frame(
     progress: bool | None = None,
     samples_per_question: int | None = None,
     factors=None,
+    threshold: float | None = None,
+    success: str = "above",
 ) -> xr.Dataset:
     """Dataset from a long DataFrame (any layout :func:`~bayesnoise.io.load` reads);
-    ``samples_per_question`` and ``factors`` as in :func:`read_files`.
+    ``samples_per_question``, ``factors``, ``threshold`` and ``success`` as in
+    :func:`read_files`.
 
     Examples
     --------
@@ -149,6 +170,8 @@ def read_frame(
         progress,
         samples_per_question,
         factors,
+        threshold,
+        success,
     )
 
 

@@ -158,9 +158,9 @@ def dataset(data, *, progress: bool = True, factors_ok: bool = False, **read):
     }
     if isinstance(data, np.ndarray):
         data = _array_scores(data)
-    per_sample = opts["threshold"] is not None and isinstance(data, xr.DataArray)
-    if per_sample:  # per-sample scores: threshold each sample before any summing
-        data = _threshold_array(data, opts["threshold"], opts["success"])
+    # The reader thresholds each sample's score before the samples of a cell are summed
+    # (a loaded Dataset keeps one sum per cell: _thresholded below, where it can).
+    read_cut = not isinstance(data, xr.Dataset) and opts["threshold"] is not None
     if isinstance(data, xr.Dataset):
         skip = ("benchmark", "models", "intersect", "factors", "threshold", "success")
         given = [k for k, v in opts.items() if v and k not in skip]
@@ -185,6 +185,8 @@ def dataset(data, *, progress: bool = True, factors_ok: bool = False, **read):
             incomplete="use-scored" if opts["use_scored"] else "error",
             duplicates="merge" if opts["merge_duplicates"] else "error",
             factors=opts["factors"],
+            threshold=opts["threshold"],
+            success=opts["success"],
             progress=None if progress else False,
         )
     _check_factors(ds, opts["factors"], factors_ok)
@@ -195,7 +197,7 @@ def dataset(data, *, progress: bool = True, factors_ok: bool = False, **read):
         from bayesnoise.data import complete
 
         ds = complete(ds, on_missing="intersect")
-    return by_accuracy(_thresholded(ds, opts["threshold"], opts["success"], per_sample))
+    return by_accuracy(_thresholded(ds, opts["threshold"], opts["success"], read_cut))
 
 
 def by_accuracy(ds):
@@ -218,7 +220,7 @@ def by_accuracy(ds):
 
 def _thresholded(ds, threshold, success, done: bool):
     """A graded score becomes success / failure (``threshold=``, ``success=``); ``done``: the
-    per-sample scores were thresholded before loading."""
+    reader thresholded each sample's score (:func:`bayesnoise.load`'s ``threshold=``)."""
     from bayesnoise.data import threshold_dataset, threshold_note
 
     if threshold is None:
@@ -232,13 +234,6 @@ def _thresholded(ds, threshold, success, done: bool):
     t = float(threshold)
     ds.attrs.update(threshold=t, success=success, threshold_note=threshold_note(t, success))
     return ds
-
-
-def _threshold_array(a, threshold, success):
-    """A DataArray of per-sample scores with each score thresholded (before any summing)."""
-    from bayesnoise.data import threshold_samples
-
-    return a.copy(data=threshold_samples(a.values, threshold, success, source="score array"))
 
 
 def says_threshold(verb):
@@ -345,8 +340,7 @@ _FIGURE_DOC = {
     "statistic": 'statistic : str, default "z"\n    The pair column that colours the '
     "matrix (one of :data:`bayesnoise.verbs.plot.STATISTICS`).",
     "bins": "bins : int, default 5\n    Model groups by accuracy, one CDF panel each.",
-    "confidence_level": "confidence_level : float, default 0.95\n    Level of the intervals "
-    "drawn.",
+    "confidence_level": "confidence_level : float, default 0.95\n    Level of the intervals drawn.",
     "rng": "rng : int or numpy.random.Generator, default 0\n    Seed (or generator) of the "
     "Monte Carlo intervals.",
     "progress": "progress : bool, default True\n    Progress display on standard error.",

@@ -170,6 +170,8 @@ def threshold(
     ``<= T`` with ``success="below"``) and :func:`rate` runs on them: the numbers at ``T``
     are those of ``rate(data, threshold=T, ...)``. It shows how much the ranking depends on
     where the line is drawn. Models are in the order of their mean (unthresholded) score.
+    Each sample's score is thresholded before a question's samples are summed: a table or
+    log with several different graded samples per question is read once per threshold.
 
     Parameters
     ----------
@@ -197,7 +199,7 @@ def threshold(
     """
     import xarray as xr
 
-    from bayesnoise.data import threshold_dataset
+    from bayesnoise.data import summed_graded, threshold_dataset
     from bayesnoise.decide.rate import rate_table
 
     if read.get("threshold") is not None:
@@ -205,8 +207,12 @@ def threshold(
     read.pop("threshold", None)
     success = read.pop("success", "above")
     values = parse_grid(grid)
-    in_memory = isinstance(data, np.ndarray | xr.DataArray)
     base = dataset(data, progress=progress, **read)  # models in the order of the mean score
+    # Cells of K > 1 different graded scores: each threshold reads the per-sample scores
+    # again (one sum per cell cannot be thresholded); else the sums are thresholded.
+    reread = isinstance(data, np.ndarray | xr.DataArray) or (
+        not isinstance(data, xr.Dataset) and summed_graded(base)
+    )
     order = base["model"].values
     keep = ["successes", "trials", "accuracy", "rate", "rate_low", "rate_high"]
     _check("threshold", "model", "greater", target, confidence_level)
@@ -214,7 +220,7 @@ def threshold(
         keep.append("prob_rate_above")
     parts, notes = [], {}
     for t in values:
-        if in_memory:
+        if reread:
             ds = dataset(data, progress=progress, threshold=t, success=success, **read)
         else:
             ds = threshold_dataset(base, t, success)
