@@ -31,7 +31,13 @@ def register(sub) -> None:
         "self-check: coverage of every printed interval on simulated evals like this file",
     )
     add_level(p, "nominal level of the intervals checked (default 0.95)", 0.95)
-    add_n_resamples(p, 200, "simulated evals per population (default 200)", old=("--replicates",))
+    add_n_resamples(
+        p,
+        50,
+        "simulated evals per population (default 50; coverage_mcse is the Monte Carlo SE "
+        "of each row: 200 halve it)",
+        old=("--replicates",),
+    )
     p.add_argument(
         "--populations",
         type=populations,
