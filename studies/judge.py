@@ -185,6 +185,15 @@ def _markdown(df: pd.DataFrame) -> str:
         "human-only interval's.",
         "",
     ]
+    lines += [
+        "Acceptance band 0.93-0.97. Below it: PPI++ at 100 labels in the shared scenario (B "
+        "0.929, A - B 0.920) and the Bayesian A - B there (0.925), 1-2 MCSE under the edge. PPI's "
+        "interval is a normal approximation with an estimated weight: on 2,000 fresh data sets of "
+        "that cell its SE was 3% below the estimates' sd (0.0484 vs 0.0500) and it covered "
+        "0.935 (A - B) and 0.942 (A). From 250 labels every corrected interval is in the band. "
+        "The judge-only interval covers 0.000-0.637.",
+        "",
+    ]
     show = df.copy()
     for c in ("coverage", "coverage_mcse", "mean_width", "width_vs_human"):
         show[c] = show[c].map(lambda x: f"{x:.3f}")
@@ -205,9 +214,14 @@ def main(argv=None) -> None:
     ap.add_argument("--draws", type=int, default=2000, help="posterior draws per chain")
     ap.add_argument("--example", type=Path, help="write the bundled example CSV and stop")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--markdown", action="store_true", help="rewrite the .md from the .csv")
     args = ap.parse_args(argv)
     if args.example:
         write_example(args.example)
+        return
+    if args.markdown:
+        df = pd.read_csv(args.out / "judge_coverage.csv")
+        (args.out / "judge_coverage.md").write_text(_markdown(df))
         return
     rows = []
     for i, scenario in enumerate(JUDGES):
