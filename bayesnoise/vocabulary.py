@@ -1577,6 +1577,8 @@ _COMMAND_COLUMNS: dict[str, tuple[str, ...]] = {
         *("current_samples_per_question", "questions_current_k", "cost_current_k"),
         *("priority", "question", "model", "samples_per_question", "extra_samples"),
         "question_prediction_variance",
+        *("human_labels_needed", "human_labels_alone", "human_cost", "human_labels_cost"),
+        *("items", "human_labels", "ppi_lambda"),
     ),
     "coverage": (
         *("interval", "population", "population_role", "scope", "replicates", "units"),
@@ -1592,6 +1594,15 @@ _COMMAND_COLUMNS: dict[str, tuple[str, ...]] = {
     ),
     "decision_accuracy": (
         *("models", "model_pairs", "decision_accuracy", "expected_decision_accuracy"),
+    ),
+    "judge": (
+        *("judge", "model", "model_a", "model_b", "items", "questions", "human_labels"),
+        *("accuracy_judge", "accuracy_human", "accuracy_ppi", "ppi_lambda"),
+        *("effective_human_labels", "accuracy_corrected", "accuracy_corrected_mcmc"),
+        *("accuracy_rogan_gladen", "judge_sensitivity", "judge_specificity", "judge_kappa"),
+        *("difference_judge", "difference_human", "difference_ppi", "p_value_ppi"),
+        *("difference_corrected", "difference_corrected_mcmc", "prob_a_better_corrected"),
+        "prob_a_better_corrected_mcmc",
     ),
 }
 
