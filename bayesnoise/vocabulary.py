@@ -649,14 +649,14 @@ _ENTRIES = [
     _c("replicates", "replicates", "simulated evals (per population)", "count"),
     _c("units", "units", "models or pairs whose intervals are pooled in each replicate", "count"),
     _c(
+        "population_role",
+        "role",
+        "fitted to the file (each model's fitted Beta: its coverage_status is the verdict on "
+        "the file's intervals) or stress test (two-point, empirical: deliberately unlike the "
+        "Beta model; coverage and width reported, not judged)",
+    ),
+    _c(
         "coverage",
-        _c(
-            "population_role",
-            "role",
-            "fitted to the file (each model's fitted Beta: its coverage_status is the verdict on "
-            "the file's intervals) or stress test (two-point, empirical: deliberately unlike the "
-            "Beta model; coverage and width reported, not judged)",
-        ),
         "coverage",
         "share of the simulated intervals that contain their truth (over units and replicates)",
         _PROB,
