@@ -570,3 +570,19 @@ def test_exact_coverage_of_wilson_and_hpd_against_formulas():
     inside = (p >= lows) & (p <= highs)  # search's 2.5e-5 step in t cannot flip a verdict
     want = (inside * pmf).sum(axis=0)
     assert np.abs(bn.exact_coverage(n, p, method="bayes-hpd") - want).max() < 1e-12
+
+
+@pytest.mark.parametrize("n", [1, 2, 15, 340])
+def test_clopper_pearson_and_wilson_ends_equal_statsmodels(n):
+    # the closed forms in decide/exact_coverage.py against statsmodels' proportion_confint
+    # (the package does not import statsmodels); both are deterministic: 1e-12
+    from statsmodels.stats.proportion import proportion_confint
+
+    from bayesnoise.decide.exact_coverage import binomial_intervals
+
+    k = np.arange(n + 1)
+    for method, kind in (("clopper-pearson", "beta"), ("wilson", "wilson")):
+        low, high = binomial_intervals(n, method, confidence_level=0.9)
+        ref_low, ref_high = proportion_confint(k, n, alpha=0.1, method=kind)
+        np.testing.assert_allclose(low, ref_low, atol=1e-12)
+        np.testing.assert_allclose(high, ref_high, atol=1e-12)

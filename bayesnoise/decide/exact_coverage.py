@@ -31,8 +31,9 @@ def binomial_intervals(n: int, method: str = "wald", *, prior="uniform", confide
     method : {"wald", "bayes", "bayes-hpd", "clopper-pearson", "wilson"}
         ``wald``: p^ -/+ z sqrt(p^ (1 - p^) / n) (the note's normal approximation);
         ``bayes``: equal-tailed Beta credible interval under ``prior``; ``bayes-hpd``: its
-        highest-density interval; ``clopper-pearson``, ``wilson``: statsmodels'
-        ``proportion_confint`` (``beta``, ``wilson``).
+        highest-density interval; ``clopper-pearson``: the exact
+        Beta-quantile interval; ``wilson``: the score interval without continuity correction
+        (tests check both against statsmodels' ``proportion_confint``).
     prior : str, (a, b), dict or BetaPrior, default "uniform"
         Prior of the Bayesian methods (see :func:`bayesnoise.conjugate.beta_prior`).
     confidence_level : float, default 0.95
@@ -63,12 +64,17 @@ def binomial_intervals(n: int, method: str = "wald", *, prior="uniform", confide
         post = rate_posterior(k, np.full(k.shape, n), prior)
         ci = post.confidence_interval(level, "hdi" if method == "bayes-hpd" else "equal_tailed")
         return np.asarray(ci.low, dtype=float), np.asarray(ci.high, dtype=float)
-    if method in ("clopper-pearson", "wilson"):
-        from statsmodels.stats.proportion import proportion_confint
-
-        kind = "beta" if method == "clopper-pearson" else "wilson"
-        low, high = proportion_confint(k, n, alpha=1 - level, method=kind)
-        return np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    tail = (1 - level) / 2
+    if method == "clopper-pearson":  # Beta quantiles (the exact interval); 0 and 1 at the edges
+        low = np.where(k > 0, stats.beta.ppf(tail, np.maximum(k, 1), n - k + 1), 0.0)
+        high = np.where(k < n, stats.beta.ppf(1 - tail, k + 1, np.maximum(n - k, 1)), 1.0)
+        return low, high
+    if method == "wilson":  # the score interval without continuity correction
+        z = stats.norm.ppf(1 - tail)
+        phat = k / n
+        centre = (phat + z**2 / (2 * n)) / (1 + z**2 / n)
+        half = z * np.sqrt(phat * (1 - phat) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
+        return centre - half, centre + half
     raise ValueError(f"method must be one of {', '.join(COVERAGE_METHODS)}, got {method!r}")
 
 
