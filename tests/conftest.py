@@ -9,6 +9,18 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("BAYESNOISE_SHARED_DATA", REPO.parent / "shared" / "data"))
 BUNDLED = REPO / "examples" / "data"
 
+# One BLAS thread per test process (issue 33): the suite's matrices are small and OpenBLAS's
+# thread pool spins on them. At load 10 on 2 cores, tests/test_quality.py, test_freq_speed.py
+# and test_pvalues.py took 24.9 s CPU / 64 s wall with OpenBLAS's default threads and
+# 13.6 s / 31 s with one. A thread count set in the environment wins; subprocesses (the CLI
+# tests) inherit the variable; threadpoolctl (a PyMC dependency) covers a numpy already loaded.
+_BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+if not any(os.environ.get(v) for v in _BLAS_THREAD_VARS):
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    import threadpoolctl
+
+    threadpoolctl.threadpool_limits(1, user_api="blas")
+
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
