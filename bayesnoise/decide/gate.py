@@ -387,9 +387,9 @@ def _line(change, low, high, level, evidence, outcome, *, all_zero=False, questi
             f"{questions} questions; difference {interval}"
         )
     elif change < 0:
-        text = f"candidate is worse than baseline by {-change:.3f} {interval}"
+        text = f"candidate scores {-change:.3f} lower than baseline {interval}"
     elif change > 0:
-        text = f"candidate is better than baseline by {change:.3f} {interval}"
+        text = f"candidate scores {change:.3f} higher than baseline {interval}"
     else:
         text = f"candidate and baseline are level on average: 0.000 {interval}"
     return f"{text}, {evidence}: {outcome}"
@@ -424,7 +424,8 @@ class GateResult:
         ``GATE_COLUMNS_BAYES``.
     test : str
         The test that decided the top row (frequentist): ``"t"``, ``"sign"``,
-        ``"sign-flip"``, ``"betting"`` (module docs), ``"none"``; ``"posterior"`` for bayes.
+        ``"sign-flip"``, ``"betting"`` (module docs), ``"none"``; ``"PPI++ paired z"`` on
+        judge-graded scores (:mod:`bayesnoise.decide.judge_gate`); ``"posterior"`` for bayes.
     exit_status : int
         1 when a regression is shown, else 0 (the command line's exit status).
     """
@@ -464,7 +465,7 @@ class GateResult:
         if self.method == "bayes":
             low, high = np.quantile(self.draws, [tail, 1.0 - tail])
             return ConfidenceInterval(float(low), float(high))
-        if self.test != "t":
+        if self.test not in ("t", "PPI++ paired z"):  # PPI++: df inf, a z interval
             if self.differences is None:
                 return ConfidenceInterval(np.nan, np.nan)
             low, high = betting_interval(
@@ -624,7 +625,7 @@ def gate(
     return result
 
 
-def _result(rows, names, accuracies, margin, alpha, method, baseline, candidate):
+def _result(rows, names, accuracies, margin, alpha, method, baseline, candidate, extra=()):
     p_key = "p_value_regression" if method == "frequentist" else "prob_no_regression"
     suffix = "" if method == "frequentist" else "_bayes"
     adjusted = adjust_pvalues([r[p_key] for r in rows], "holm")
@@ -659,7 +660,7 @@ def _result(rows, names, accuracies, margin, alpha, method, baseline, candidate)
             questions=row["questions"],
         )
         lines.append(text if len(rows) == 1 else f"{name}: {text}")
-    columns = GATE_COLUMNS if method == "frequentist" else GATE_COLUMNS_BAYES
+    columns = [*(GATE_COLUMNS if method == "frequentist" else GATE_COLUMNS_BAYES), *extra]
     table = pd.DataFrame([{c: r[c] for c in columns} for r in rows], columns=columns)
     top = rows[-1]
     regression = bool(table["regression"].any())
