@@ -679,7 +679,7 @@ _ENTRIES = [
     _c(
         "accuracy_baseline",
         "accuracy baseline",
-        "baseline's accuracy on the shared questions",
+        "baseline's accuracy on the shared questions (judge-graded: its PPI++ accuracy there)",
         _ACC,
     ),
     _c("accuracy_candidate", "accuracy candidate", "candidate's accuracy on them", _ACC),
@@ -689,7 +689,9 @@ _ENTRIES = [
         "observed candidate - baseline on the shared questions (combined: the mean over the "
         "benchmarks); its interval is the two-sided 1 - 2 alpha paired t interval, whose upper "
         "end is the one-sided bound the regression gate tests, or where an exact test decides "
-        "(column test) the betting interval, valid at any N (none for a combined exact test)",
+        "(column test) the betting interval, valid at any N (none for a combined exact test). "
+        "Judge-graded (check --judge-col/--human-col/--human): the PPI++ corrected difference "
+        "and its two-sided 1 - 2 alpha PPI++ interval, each end a one-sided 1 - alpha bound",
         _DIFF,
         POPULATION,
         "freq",
@@ -698,7 +700,8 @@ _ENTRIES = [
     _c(
         "se_change",
         "SE of the change",
-        "SE of change: sd_i(d_i) / sqrt(N) (ddof 1); combined: sqrt(sum of squares) / benchmarks",
+        "SE of change: sd_i(d_i) / sqrt(N) (ddof 1); combined: sqrt(sum of squares) / benchmarks; "
+        "judge-graded: the PPI++ SE",
         _DIFF,
         POPULATION,
         "freq",
@@ -706,12 +709,14 @@ _ENTRIES = [
     _c(
         "t_change",
         "t",
-        "(change + margin) / se_change, the one-sided paired t statistic of the gate",
+        "(change + margin) / se_change, the one-sided paired t statistic of the gate (the z "
+        "statistic of the PPI++ test on judge-graded scores)",
     ),
     _c(
         "df",
         "df",
-        "degrees of freedom of the t reference (N - 1; combined: Welch-Satterthwaite)",
+        "degrees of freedom of the t reference (N - 1; combined: Welch-Satterthwaite; inf for "
+        "the PPI++ z test)",
         "count",
     ),
     _c(
@@ -719,7 +724,8 @@ _ENTRIES = [
         "test",
         "the test that decided: t (paired t), sign (binomtest on the discordant questions), "
         "sign-flip (exact permutation of the signs), betting (bounded mean, with a margin), "
-        "none; the last three where every difference is equal or fewer than 30 questions differ",
+        "none; the last three where every difference is equal or fewer than 30 questions differ; "
+        "PPI++ paired z on judge-graded scores corrected with human labels",
     ),
     _c(
         "p_value_regression",
@@ -738,7 +744,8 @@ _ENTRIES = [
         "change_bayes",
         "candidate - baseline (Bayes)",
         "posterior mean of the population difference candidate - baseline (Dirichlet weights "
-        "over the questions, as mu_difference); equal-tailed 1 - 2 alpha interval",
+        "over the questions, as mu_difference); equal-tailed 1 - 2 alpha interval. Judge-graded: "
+        "the judge-misclassification model's posterior (Se, Sp per model)",
         _DIFF,
         POPULATION,
         "bayes",
@@ -1564,7 +1571,8 @@ _COMMAND_COLUMNS: dict[str, tuple[str, ...]] = {
         *("benchmark", "questions", "accuracy_baseline", "accuracy_candidate", "change"),
         *("se_change", "t_change", "df", "test", "p_value_regression"),
         *("p_value_regression_adjusted", "regression", "verdict", "change_bayes"),
-        *("prob_no_regression", "prob_no_regression_adjusted"),
+        *("prob_no_regression", "prob_no_regression_adjusted", "human_labels", "ppi_lambda"),
+        *("effective_human_labels", "difference_judge"),
     ),
     "monitor": (
         *("question", "questions", "difference", "confidence_sequence"),

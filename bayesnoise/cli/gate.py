@@ -148,6 +148,15 @@ def register(sub) -> None:
     )
     add_n_resamples(p, 4000, "posterior draws (bayes)", old=("--draws",))
     add_rng(p, "bayes")
+    g = p.add_argument_group("judge-graded scores (see bayesnoise judge)")
+    g.add_argument(
+        "--judge-col",
+        metavar="NAME",
+        help="judge-score column (default judge_score): gate the judge scores corrected with "
+        "the human labels (PPI++ one-sided z test; bayes: misclassification model)",
+    )
+    g.add_argument("--human-col", metavar="NAME", help="human-label column (default human)")
+    g.add_argument("--human", metavar="FILE", help="human labels in a second table")
 
     p = _parser(
         sub,

@@ -12,6 +12,7 @@ import pandas as pd
 
 from bayesnoise.data import MODEL, QUESTION, DataError, attr
 
+from ._gate_judge import check_judged, judged
 from ._inputs import (
     as_seed,
     check_read_options,
@@ -151,6 +152,9 @@ def check(
     method="frequentist",
     n_resamples=4000,
     rng=0,
+    judge_col=None,
+    human_col=None,
+    human=None,
     progress=True,
     **read,
 ):
@@ -184,12 +188,30 @@ def check(
         P(drop > margin) >= 1 - alpha). Frequentist on few questions (every difference
         equal, or fewer than 30 that differ): an exact test decides instead, named in
         ``test`` and the verdict (sign test, sign-flip test, or with a margin the betting
-        test; :mod:`bayesnoise.decide.gate`), with the betting interval.
+        test; :mod:`bayesnoise.decide.gate`), with the betting interval. Judge-graded
+        (``judge_col``, ``human_col`` or ``human`` given): the one-sided PPI++ z test
+        (``test`` "PPI++ paired z"), or the judge-misclassification model's posterior
+        (:mod:`bayesnoise.decide.judge_gate`).
     n_resamples : int, default 4000
         Monte Carlo draws of the posterior (bayes); random sign patterns of a sign-flip test
         beyond its exact range (40 differing questions).
     rng : int or numpy.random.Generator, default 0
         Seed (or generator) of the posterior draws.
+    judge_col : str, optional
+        Scores graded by an LLM judge: the judge-score column (default ``judge_score``), as
+        in :func:`bayesnoise.judge`. With any of ``judge_col``, ``human_col``, ``human``,
+        ``data`` is one judge-graded table (model, question, judge score in [0, 1], human
+        label 0/1 empty where no human looked) and the gate is on the judge scores corrected
+        with the human labels of the questions labelled for both models (a random subset):
+        frequentist, the one-sided PPI++ paired z test of candidate - baseline against
+        ``-margin``, its interval the PPI++ interval at the same weight; bayes, the
+        misclassification model's P(candidate - baseline > -margin) (0/1 verdicts). The
+        rows add ``human_labels``, ``ppi_lambda``, ``effective_human_labels`` and
+        ``difference_judge`` (the judge-only difference, shown to compare).
+    human_col : str, optional
+        Human-label column (default ``human``).
+    human : path or DataFrame, optional
+        The human labels in a second table keyed by model and question.
     progress : bool, default True
         Progress display on standard error while reading.
     {read}
@@ -225,6 +247,21 @@ def check(
     margin, alpha = _check_margin(margin), _check_alpha(alpha)
     check_value("check", "method", method, METHODS)
     read = check_read_options(read, "check")
+    if judged(judge_col, human_col, human):
+        return check_judged(
+            data,
+            baseline=baseline,
+            candidate=candidate,
+            margin=margin,
+            alpha=alpha,
+            method=method,
+            n_resamples=n_resamples,
+            rng=as_seed(rng),
+            read=read,
+            judge_col=judge_col,
+            human_col=human_col,
+            human=human,
+        )
     files = list(data) if isinstance(data, list | tuple) else [data]
     named = baseline is not None and candidate is not None
     if len(files) == 2:
