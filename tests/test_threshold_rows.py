@@ -132,6 +132,24 @@ def test_sums_without_samples_are_still_refused(tmp_path):
         bn.rate(nc, threshold=T)
 
 
+def test_count_tables_keep_the_per_cell_rule(tmp_path):
+    """A count table of graded sums (sum_sq) is refused; one of 0/1 counts is thresholded
+    per cell (with success=below and T in [0, 1), the 0s are the successes)."""
+    df = _graded()
+    g = df.groupby(["model", "example_id"])["correct"]
+    sum_sq = (df["correct"] ** 2).groupby([df["model"], df["example_id"]]).sum()
+    counts = pd.DataFrame({"count": g.size(), "correct": g.sum(), "sum_sq": sum_sq})
+    counts.reset_index().to_csv(tmp_path / "graded_counts.csv", index=False)
+    with pytest.raises(DataError, match="graded samples were summed before the threshold"):
+        bn.load(tmp_path / "graded_counts.csv", threshold=T)
+    hits = (df["correct"] >= T).groupby([df["model"], df["example_id"]]).sum()
+    binary = pd.DataFrame({"count": g.size(), "correct": hits}).reset_index()
+    binary.to_csv(tmp_path / "binary_counts.csv", index=False)
+    ds = bn.load(tmp_path / "binary_counts.csv", threshold=0.5, success="below")
+    got = ds["correct"].to_series().reindex(hits.index.rename(["model", "question"]))
+    np.testing.assert_array_equal(got.to_numpy(), (g.size() - hits).to_numpy())
+
+
 def test_sweep_equals_rate_on_hand_thresholded_copies(tmp_path):
     df = _graded()
     path = tmp_path / "graded.csv"
