@@ -1,11 +1,17 @@
 """Dask-backed datasets: blockwise sums and Gram matrix on a LocalCluster, equal to the
 in-memory path to 1e-10 (the only differences are summation order).
 
+The tests run on a small dataset (one 2-worker cluster shared by the module). The same checks on
+data that the workers cannot hold (768 MiB over 2 x 300 MiB workers; 458 MiB over 400 MiB
+workers) take ~30 s CPU each: ``benchmarks/bench_dask.py`` runs them at that size, its result in
+``benchmarks/results/dask.md``.
+
 The all-pairs components (Gram matrix and sums) are tested through ``_core.pair_components``:
 ``pair_noise`` also builds ``questions_a_above`` (frequentist.columns), which gathers the
 (M, N) scores.
 """
 
+import contextlib
 import logging
 import time
 import warnings
@@ -17,8 +23,10 @@ import xarray as xr
 dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("dask.distributed")
 
+# out-of-core size (benchmarks/bench_dask.py): the three float64 variables take 3 * 256 MB
 MODELS, QUESTIONS, CHUNK = 40, 800_000, 25_000
-WORKER_MEMORY = "300MiB"  # the three float64 variables take 3 * 256 MB = 768 MB
+WORKER_MEMORY = "300MiB"
+SMALL_QUESTIONS = 100_000  # the tests: 4 chunks of 25,000 questions, 96 MB in all
 
 
 def _block(seed, n_models, n_questions):
@@ -35,44 +43,59 @@ def _arrays(ds):
     return _core.cell_means(ds["correct"].data, ds["samples"].data), None, ds["samples"].data
 
 
-def _dataset():
+def _dataset(questions=QUESTIONS):
     import dask.array as da
 
     blocks = [
         da.from_delayed(dask.delayed(_block)(j, MODELS, CHUNK), (MODELS, CHUNK), float)
-        for j in range(QUESTIONS // CHUNK)
+        for j in range(questions // CHUNK)
     ]
     correct = da.concatenate(blocks, axis=1)
-    count = da.full((MODELS, QUESTIONS), 4, chunks=(MODELS, CHUNK), dtype=np.int64)
+    count = da.full((MODELS, questions), 4, chunks=(MODELS, CHUNK), dtype=np.int64)
     dims = ("model", "question")
     return xr.Dataset(
         {"correct": (dims, correct), "samples": (dims, count), "sum_sq": (dims, correct)},
         coords={
             "model": [f"m{i}" for i in range(MODELS)],
-            "question": [f"q{i}" for i in range(QUESTIONS)],
+            "question": [f"q{i}" for i in range(questions)],
         },
         attrs={"benchmark": "dask", "source": "dask", "binary": True, "counts_known": True},
     )
 
 
-@pytest.mark.slow
-def test_dask_equals_in_memory():
+def _cluster(memory_limit):
+    return distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        memory_limit=memory_limit,
+        silence_logs=logging.ERROR,
+        dashboard_address=None,  # no web server (and no "port 8787 in use" warning)
+    )
+
+
+@pytest.fixture(scope="module")
+def client():
+    """One 2-worker process cluster for the module (starting one costs ~4 s CPU)."""
+    with _cluster(CONJUGATE_WORKER_MEMORY) as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+def check_dask_equals_in_memory(questions=QUESTIONS, worker_memory=WORKER_MEMORY, client=None):
+    """Model and pair components on the cluster equal the in-memory ones; returns the seconds.
+
+    Without ``client`` a cluster of 2 workers of ``worker_memory`` is started, and the data
+    must exceed what the two workers can hold."""
     # imported here: the workers unpickle _block from this module and need not load bayesnoise
     from bayesnoise.frequentist import _core, model_noise
 
-    chunked = _dataset()
-    nbytes = 3 * MODELS * QUESTIONS * 8
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit=WORKER_MEMORY,
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        distributed.Client(cluster),
-    ):
-        assert nbytes > 2 * dask.utils.parse_bytes(WORKER_MEMORY)
+    chunked = _dataset(questions)
+    nbytes = 3 * MODELS * questions * 8
+    with contextlib.ExitStack() as stack:
+        if client is None:
+            cluster = stack.enter_context(_cluster(worker_memory))
+            stack.enter_context(distributed.Client(cluster))
+            assert nbytes > 2 * dask.utils.parse_bytes(worker_memory)
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -88,7 +111,12 @@ def test_dask_equals_in_memory():
     np.testing.assert_allclose(lazy_models[num].values, models[num].values, rtol=1e-10, atol=1e-12)
     for key in ("difference", "total", "data", "prediction", "var_mean", "correlation", "wins"):
         np.testing.assert_allclose(lazy_pairs[key], pairs[key], rtol=1e-10, atol=1e-12)
-    print(f"dask: 2 workers x {WORKER_MEMORY}, {nbytes / 2**20:.0f} MiB of data, {elapsed:.1f} s")
+    print(f"dask: 2 workers, {nbytes / 2**20:.0f} MiB of data, {elapsed:.1f} s")
+    return elapsed
+
+
+def test_dask_equals_in_memory(client):
+    check_dask_equals_in_memory(SMALL_QUESTIONS, client=client)
 
 
 # per-model tables: (100 models x 200k questions) x 3 float64 variables = 458 MiB of data; a
@@ -96,6 +124,7 @@ def test_dask_equals_in_memory():
 # worker's ~200 MiB of imports
 CONJUGATE_SHAPE, CONJUGATE_CHUNKS = (100, 200_000), (2, 50_000)
 CONJUGATE_WORKER_MEMORY = "400MiB"
+SMALL_CONJUGATE_SHAPE = (20, 100_000)  # the test: 10 x 2 blocks of 2 models x 50,000, 48 MB
 
 
 def _block2(i, j, rows, cols):
@@ -105,11 +134,11 @@ def _block2(i, j, rows, cols):
     return rng.binomial(4, u).astype(float)
 
 
-def _model_chunked():
+def _model_chunked(shape=CONJUGATE_SHAPE):
     """K = 4 results chunked over models and questions."""
     import dask.array as da
 
-    (n_models, n_questions), (rows, cols) = CONJUGATE_SHAPE, CONJUGATE_CHUNKS
+    (n_models, n_questions), (rows, cols) = shape, CONJUGATE_CHUNKS
     grid = [
         [
             da.from_delayed(dask.delayed(_block2)(i, j, rows, cols), (rows, cols), float)
@@ -118,17 +147,18 @@ def _model_chunked():
         for i in range(n_models // rows)
     ]
     correct = da.block(grid)
-    count = da.full(CONJUGATE_SHAPE, 4, chunks=CONJUGATE_CHUNKS, dtype=np.int64)
+    count = da.full(shape, 4, chunks=CONJUGATE_CHUNKS, dtype=np.int64)
     dims = ("model", "question")
     return xr.Dataset(
         {"correct": (dims, correct), "samples": (dims, count), "sum_sq": (dims, correct)},
-        coords={"model": [f"m{i}" for i in range(CONJUGATE_SHAPE[0])]},
+        coords={"model": [f"m{i}" for i in range(shape[0])]},
         attrs={"benchmark": "dask", "source": "dask", "binary": True, "counts_known": True},
     )
 
 
-@pytest.mark.slow
-def test_dask_conjugate_posterior_equals_in_memory():
+def check_dask_conjugate_posterior_equals_in_memory(
+    shape=CONJUGATE_SHAPE, worker_memory=CONJUGATE_WORKER_MEMORY, client=None
+):
     # the Beta-Binomial posterior table (and the fit under it) by blocks of 2 models on
     # workers that cannot hold the data; exact columns equal the in-memory table to 1e-10 (the fit of a model uses
     # that model's counts only, the blocks change the summation order at most), the Monte Carlo
@@ -136,19 +166,13 @@ def test_dask_conjugate_posterior_equals_in_memory():
     # the difference of two independent runs (sqrt 2 * mc_se each, |z| <= 4.2)
     from bayesnoise.conjugate import posterior_table
 
-    chunked = _model_chunked()
-    nbytes = 3 * CONJUGATE_SHAPE[0] * CONJUGATE_SHAPE[1] * 8
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit=CONJUGATE_WORKER_MEMORY,
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        distributed.Client(cluster),
-    ):
-        assert nbytes > dask.utils.parse_bytes(CONJUGATE_WORKER_MEMORY)
+    chunked = _model_chunked(shape)
+    nbytes = 3 * shape[0] * shape[1] * 8
+    with contextlib.ExitStack() as stack:
+        if client is None:
+            cluster = stack.enter_context(_cluster(worker_memory))
+            stack.enter_context(distributed.Client(cluster))
+            assert nbytes > dask.utils.parse_bytes(worker_memory)
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -168,6 +192,10 @@ def test_dask_conjugate_posterior_equals_in_memory():
     for col in ("mu", "mu_low", "mu_high", "ubar_low", "ubar_high"):
         np.testing.assert_allclose(lazy_table[col].values, table[col].values, rtol=0, atol=mc)
     print(
-        f"dask conjugate: 2 workers x {CONJUGATE_WORKER_MEMORY}, {nbytes / 2**20:.0f} MiB of "
-        f"data, blocks of 2 models, {elapsed:.1f} s"
+        f"dask conjugate: 2 workers, {nbytes / 2**20:.0f} MiB, blocks of 2 models, {elapsed:.1f} s"
     )
+    return elapsed
+
+
+def test_dask_conjugate_posterior_equals_in_memory(client):
+    check_dask_conjugate_posterior_equals_in_memory(SMALL_CONJUGATE_SHAPE, client=client)
