@@ -1603,6 +1603,16 @@ _COMMAND_COLUMNS: dict[str, tuple[str, ...]] = {
     "decision_accuracy": (
         *("models", "model_pairs", "decision_accuracy", "expected_decision_accuracy"),
     ),
+    "noises": (
+        *("model", "model_a", "model_b", "component", "factor", "questions", "templates"),
+        *("cells", "runs_per_cell", "accuracy_templates", "se_templates", "df_templates"),
+        *("accuracy_these_templates", "se_these_templates", "df_these_templates"),
+        *("difference_templates", "difference_these_templates", "p_value_templates"),
+        *("p_value_these_templates", "variance_component", "variance_part", "variance_share"),
+        *("accuracy_templates_mcmc", "accuracy_these_templates_mcmc"),
+        *("difference_templates_mcmc", "difference_these_templates_mcmc"),
+        *("prob_a_better_templates_mcmc", "sd_logit_mcmc"),
+    ),
     "judge": (
         *("judge", "model", "model_a", "model_b", "items", "questions", "human_labels"),
         *("accuracy_judge", "accuracy_human", "accuracy_ppi", "ppi_lambda"),

@@ -258,3 +258,12 @@ def test_one_template_is_refused_with_the_reason():
     df = _frame()
     with pytest.raises(DataError, match=r"1 template levels"):
         bn.noises(df[df.template == "t1"], factors=["template"])
+
+
+def test_printed_columns_are_the_ones_listed_for_noises():
+    from bayesnoise.vocabulary import _COMMAND_COLUMNS, _base
+
+    df = _frame(n=12)
+    for by in ("model", "pair"):
+        printed = {_base(c)[0].name for c in bn.tidy(bn.noises(df, factors="template", by=by))}
+        assert printed <= set(_COMMAND_COLUMNS["noises"]), printed
