@@ -116,7 +116,9 @@ def test_exit_status_follows_the_pvalue(tmp_path, capsys):
         assert status == out["exit_status"] == int(ref["p"] < 0.05)
         seen.add(status)
         assert main([*argv, "--judge-col", "judge_score"]) == status
-        text = capsys.readouterr().out
+        printed = capsys.readouterr()
+        text = printed.out
+        assert "note: the correction assumes the human-labelled questions" in printed.err
         assert text.startswith("judge-graded scores, corrected with human labels of 200 ")
         assert "PPI++ paired z test p = " in text
     assert seen == {0, 1}
@@ -256,3 +258,10 @@ def test_labels_for_one_model_only_warn():
     assert any("labelled share differs" in w for w in texts)  # 200 vs 150 of 1,000
     assert all(len(w) <= 200 for w in texts)
     assert int(res["human_labels"][0]) == 150
+
+
+def test_few_differing_labels_warn_in_one_line():
+    y, judge, human = _world(14, n=400, labelled=40)
+    with pytest.warns(UserWarning, match="PPI[+][+] z test is approximate") as caught:
+        bn.check(_frame(y, judge, human), baseline="base", candidate="cand", human_col="human")
+    assert all(len(str(w.message)) <= 200 and "\n" not in str(w.message) for w in caught)

@@ -165,9 +165,9 @@ def check_judged(
         differ = int(np.count_nonzero(hc[both] != hb[both]))
         if differ < FEW_LABELLED_DISCORDANT:
             _warn(
-                f"check: {name}: the human labels differ between the models on {differ} of "
-                f"the {int(both.sum())} labelled questions; the PPI++ z test is approximate "
-                f"there: label more questions ({_DOCS})"
+                f"check: {name}: human labels differ between the models on {differ} of "
+                f"{int(both.sum())} labelled questions; the PPI++ z test is approximate: label "
+                f"more ({_DOCS})"
             )
     out = to_result(res.rows, "benchmark")
     head = res.to_dict()

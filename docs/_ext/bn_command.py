@@ -5,7 +5,8 @@ In MyST::
     ```{bn-command} noise examples/data/cruxeval_output_temp0.8.csv.gz
     ```
 
-runs ``python -m bayesnoise noise examples/data/...`` from the repository root
+(``:exit: 1`` for a command whose expected exit status is 1, such as ``check`` showing a
+regression) runs ``python -m bayesnoise noise examples/data/...`` from the repository root
 and shows the command and what it printed as a console block, so the outputs in the guides are
 those of the code being documented. A command that fails fails the build.
 """
@@ -28,7 +29,7 @@ class BnCommand(SphinxDirective):
     has_content = False
     required_arguments = 1
     final_argument_whitespace = True
-    option_spec: ClassVar[dict] = {"lines": int}
+    option_spec: ClassVar[dict] = {"lines": int, "exit": int}
 
     def run(self):
         args = shlex.split(self.arguments[0])
@@ -39,7 +40,7 @@ class BnCommand(SphinxDirective):
             text=True,
             timeout=300,
         )
-        if proc.returncode != 0:
+        if proc.returncode != self.options.get("exit", 0):
             raise self.error(f"`bayesnoise {self.arguments[0]}` failed:\n{proc.stderr}")
         out = proc.stdout.rstrip("\n").splitlines()
         limit = self.options.get("lines")
