@@ -70,7 +70,7 @@ def _cluster(memory_limit):
         processes=True,
         memory_limit=memory_limit,
         silence_logs=logging.ERROR,
-        dashboard_address=None,  # no web server (and no "port 8787 in use" warning)
+        dashboard_address=":0",  # any free port (8787 may be taken by another run)
     )
 
 

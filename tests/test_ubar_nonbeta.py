@@ -279,7 +279,7 @@ def test_ubar_coverage_under_non_beta_difficulties(shape, n, k, r):
         # R = 800: 0.01 + 3 sqrt(0.01 x 0.99 / 800) = 0.021)
         assert got["nonparametric"] <= 0.01 + 3 * np.sqrt(0.01 * 0.99 / r), got
     else:
-        # the shape is not Beta: the test rejects it in most replicates (benchmark: 0.95-1.0)
+        # the shape is not Beta: the test rejects it in most replicates (R = 800: 0.89-1.0)
         assert got["nonparametric"] >= 0.5, got
 
 
