@@ -42,7 +42,6 @@ def bundled_data() -> Path:
 # call took longer than BAYESNOISE_SLOWEST_TEST_S seconds (default 10; raise it on a loaded
 # machine, "inf" switches the check off). Long studies belong in benchmarks/ or studies/.
 SLOWEST_TEST_ENV = "BAYESNOISE_SLOWEST_TEST_S"
-_call_seconds: dict[str, float] = {}
 
 
 def _slowest_limit() -> float:
@@ -67,32 +66,42 @@ def _whole_default_suite(config) -> bool:
     return given == {(root / p).resolve() for p in config.getini("testpaths")}
 
 
-def pytest_runtest_logreport(report):
-    if report.when == "call":
-        _call_seconds[report.nodeid] = report.duration
+class _SlowestTestGuard:
+    """Registered as a plugin so that it sees every test, the doctests of bayesnoise/ too (hooks
+    of a conftest.py only see the items under its folder)."""
+
+    def __init__(self):
+        self.call_seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report):
+        if report.when == "call":
+            self.call_seconds[report.nodeid] = report.duration
+
+    def offenders(self, config):
+        limit = _slowest_limit()
+        if not _whole_default_suite(config):
+            return limit, []
+        slow = sorted(((s, n) for n, s in self.call_seconds.items() if s > limit), reverse=True)
+        return limit, slow
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        _, slow = self.offenders(session.config)
+        if slow and exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter, exitstatus, config):
+        limit, slow = self.offenders(config)
+        if slow:
+            title = f"tests slower than {limit:g} s ({SLOWEST_TEST_ENV})"
+            terminalreporter.section(title, red=True)
+            for seconds, nodeid in slow:
+                terminalreporter.line(f"{seconds:8.2f}s {nodeid}")
+            terminalreporter.line(
+                f"the default suite fails when a test takes more than {limit:g} s: shrink it (or "
+                f"move the study to benchmarks/); on a loaded machine set {SLOWEST_TEST_ENV}"
+            )
 
 
-def _offenders(config):
-    limit = _slowest_limit()
-    if not _whole_default_suite(config):
-        return limit, []
-    slow = sorted(((s, n) for n, s in _call_seconds.items() if s > limit), reverse=True)
-    return limit, slow
-
-
-def pytest_sessionfinish(session, exitstatus):
-    _, slow = _offenders(session.config)
-    if slow and exitstatus == pytest.ExitCode.OK:
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    limit, slow = _offenders(config)
-    if slow:
-        terminalreporter.section(f"tests slower than {limit:g} s ({SLOWEST_TEST_ENV})", red=True)
-        for seconds, nodeid in slow:
-            terminalreporter.line(f"{seconds:8.2f}s {nodeid}")
-        terminalreporter.line(
-            f"the default suite fails when a test takes more than {limit:g} s: shrink it (or move "
-            f"the study to benchmarks/); on a loaded machine set {SLOWEST_TEST_ENV}"
-        )
+def pytest_configure(config):
+    _slowest_limit()  # a bad value is a usage error before any test runs
+    config.pluginmanager.register(_SlowestTestGuard(), "bayesnoise-slowest-test-guard")
