@@ -265,3 +265,13 @@ def test_few_differing_labels_warn_in_one_line():
     with pytest.warns(UserWarning, match="PPI[+][+] z test is approximate") as caught:
         bn.check(_frame(y, judge, human), baseline="base", candidate="cand", human_col="human")
     assert all(len(str(w.message)) <= 200 and "\n" not in str(w.message) for w in caught)
+
+
+def test_identical_scores_say_no_difference_and_never_flag():
+    y, judge, human = _world(15, n=200, labelled=50)
+    y[1], judge[1], human[1] = y[0], judge[0], human[0]
+    res = judge_gate(human[0], human[1], judge[0], judge[1])
+    assert "no difference observed" in res.verdict and "p = undefined" in res.verdict
+    assert not res.regression and np.isnan(res.pvalue)
+    assert np.isnan(res.rows["change_low"][0]) and np.isnan(res.rows["change_high"][0])
+    assert res.to_dict()["low"] is None and res.to_dict()["high"] is None

@@ -142,9 +142,10 @@ def judge_gate(
         "test": PPI_TEST,
         # zero SE (no variation in labels nor judge differences): no test, never a p of 0
         "p_value_regression": np.nan if degenerate else r.p_value,
-        "change_low": float(low),
-        "change_high": float(high),
-        "all_zero": False,
+        # zero SE: no interval either (never a zero-width one)
+        "change_low": np.nan if degenerate else float(low),
+        "change_high": np.nan if degenerate else float(high),
+        "all_zero": not np.any(jc[items] - jb[items]) and not np.any(hc[lab] - hb[lab]),
         "human_labels": r.n,
         "ppi_lambda": r.lam,
         "effective_human_labels": r.effective_labels,
@@ -166,6 +167,8 @@ def judge_gate(
     )
     if method == "frequentist":
         res.differences = None
+        if degenerate:  # no interval in the attributes either
+            res.se = np.nan
     res.verdict = (
         f"judge-graded scores, corrected with human labels of {r.n} questions "
         f"({'PPI++' if method == 'frequentist' else 'misclassification model'}): {res.verdict}"
