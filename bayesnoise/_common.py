@@ -5,6 +5,7 @@ Nothing here knows about xarray; it is imported by every subpackage (and only by
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -19,8 +20,11 @@ __all__ = [
     "few",
     "fmt_value",
     "name_list",
+    "new_spellings",
     "one_line",
     "pair_table",
+    "reject_old",
+    "reject_renamed",
     "require",
     "see_warnings",
     "tail_probabilities",
@@ -73,6 +77,101 @@ class ConfidenceInterval:
     def width(self):
         """``high - low``."""
         return self.high - self.low
+
+
+#: Old keyword -> its one spelling (docs/concepts/one-language.md); an old keyword is a
+#: :class:`TypeError` naming the new one, never a silent alias. A function that keeps one of
+#: these names with its own meaning (``posterior``'s MCMC ``draws``, ``passk``'s ``k``) takes it
+#: as a keyword, so it never reaches this table.
+RENAMED = {
+    "seed": "rng=",
+    "random_seed": "rng=",
+    "bootstrap": "n_resamples=",
+    "permutations": "n_resamples= (with resampling='permutation')",
+    "replicates": "n_resamples=",
+    "draws": "n_resamples=",
+    "n_draws": "n_resamples=",
+    "n_boot": "n_resamples=",
+    "n_bootstrap": "n_resamples=",
+    "n_permutations": "n_resamples=",
+    "quiet": "progress= (quiet=True is progress=False)",
+    "progressbar": "progress=",
+    "pairs": "by= (pairs=True is by='pair')",
+    "model_a": "candidate= (the difference is candidate - baseline; model_b is baseline=)",
+    "model_b": "baseline= (the difference is candidate - baseline; model_a is candidate=)",
+    "baseline_model": "baseline=",
+    "candidate_model": "candidate=",
+    "level": "confidence_level=",
+    "one_sided": "alternative= ('greater' or 'less')",
+}
+
+
+def reject_renamed(verb: str | None, given, extra: dict | None = None) -> None:
+    """A :class:`TypeError` for the first keyword of ``given`` that is an old spelling
+    (:data:`RENAMED`, or a function's own ``extra`` renames).
+
+    Examples
+    --------
+    >>> reject_renamed("f", {"seed": 1})
+    Traceback (most recent call last):
+    ...
+    TypeError: f(): `seed=` is now `rng=`
+    """
+    renamed = {**RENAMED, **(extra or {})}
+    where = f"{verb}(): " if verb else ""
+    for name in given:
+        if name in renamed:
+            raise TypeError(f"{where}`{name}=` is now `{renamed[name]}`")
+
+
+def new_spellings(func):
+    """Decorator for a public function whose signature ends in ``**old`` (and may hold
+    ``*old_args``): those catch-alls are left out of its signature (:func:`inspect.signature`,
+    the docs), and the function passes them to :func:`reject_old` first. No wrapper: the
+    function's own frame stays the one its warnings' ``stacklevel`` counts from.
+
+    Examples
+    --------
+    >>> @new_spellings
+    ... def f(x, *, rng=0, **old):
+    ...     reject_old("f", old)
+    ...     return x + rng
+    >>> inspect.signature(f)
+    <Signature (x, *, rng=0)>
+    >>> f(1, seed=2)
+    Traceback (most recent call last):
+    ...
+    TypeError: f(): `seed=` is now `rng=`
+    """
+    sig = inspect.signature(func)
+    hidden = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    kept = [
+        p for p in sig.parameters.values() if not (p.kind in hidden and p.name.startswith("old"))
+    ]
+    func.__signature__ = sig.replace(parameters=kept)
+    return func
+
+
+def reject_old(
+    function: str, old: dict, extra: dict | None = None, *, old_args=(), positional=None
+):
+    """A :class:`TypeError` for what a :func:`new_spellings` function's catch-alls caught: an old
+    keyword names its new one (:data:`RENAMED` or ``extra``), extra positional arguments say
+    ``positional``, any other keyword is Python's unexpected-keyword error.
+
+    Examples
+    --------
+    >>> reject_old("f", {})
+    >>> reject_old("f", {"colour": 1})
+    Traceback (most recent call last):
+    ...
+    TypeError: f() got an unexpected keyword argument 'colour'
+    """
+    if old_args:
+        raise TypeError(f"{function}(): {positional or 'too many positional arguments'}")
+    if old:
+        reject_renamed(function, old, extra)
+        raise TypeError(f"{function}() got an unexpected keyword argument {next(iter(old))!r}")
 
 
 def seed_of(rng) -> int | None:

@@ -61,7 +61,7 @@ def synthetic(m=100, n=1000, seed=0):
 def closed_form_all(c, k):
     fit = fit_empirical_bayes(c, k, warn=False)
     mom = integrated_moments(c, k, fit)
-    pop = population_posterior(fit, draws=1000)
+    pop = population_posterior(fit, n_resamples=1000)
     return fit, mom, pop
 
 
@@ -80,7 +80,7 @@ def bench():
     rows.append(("EB fit, M=100 x N=1000 (ragged K, 2% missing)", t, "-"))
     t, _ = timed(lambda: closed_form_all(c, k))
     rows.append(("EB fit + all closed-form posteriors, M=100 x N=1000", t, "< 1 s"))
-    t, _ = timed(lambda: finite_sample_posterior(c, k, draws=200, rng=0), repeat=1)
+    t, _ = timed(lambda: finite_sample_posterior(c, k, n_resamples=200, rng=0), repeat=1)
     rows.append(("  + MC intervals ubar/V_pred/V_x (200 draws)", t, "-"))
     hum = DATA / "all-the-noises" / "main" / "input_table_humaneval.csv"
     if hum.exists():

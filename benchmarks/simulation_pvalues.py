@@ -84,7 +84,8 @@ def pair_pvalues(rng, shifts, n, k, reps, block):
         correct = rng.binomial(k, draw_u(rng, shifts, n, r)).reshape(2 * r, n)
         mat = pair_noise_dataset(
             from_arrays(correct, np.full(correct.shape, k)),
-            n_permutations=PERMUTATIONS,
+            n_resamples=PERMUTATIONS,
+            resampling="permutation",
             rng=int(rng.integers(2**31)),
         )
         ia, ib = np.arange(0, 2 * r, 2), np.arange(1, 2 * r, 2)
@@ -152,7 +153,7 @@ def family_table(reps, draws, rng, ns=(100, 800)):
                 # before: c from max |Z| with known covariance, the ddof-0 covariance of the means
                 score = correct[r] / k
                 cov = np.cov(score, ddof=0) / n
-                z_max = max_abs_t_draws(cov, n_draws=draws, rng=np.random.default_rng(r))
+                z_max = max_abs_t_draws(cov, n_resamples=draws, rng=np.random.default_rng(r))
                 before += bool(np.any(error > np.quantile(z_max, 0.95) * se))
             cb = out.attrs["bonferroni_critical_value"]
             print(

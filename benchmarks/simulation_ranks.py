@@ -67,7 +67,7 @@ def run_cell(rng, method, m, n, k, reps, draws, spread="uniform"):
     for r in range(reps):
         correct, theta, ubar = simulate(rng, m, n, k, spread=spread)
         ds = from_arrays(correct, np.full((m, n), k), models=names)
-        table = rank_table(ds, method=method, n_resamples=draws, rng=r).set_index("model")
+        table = rank_table(ds, model=method, n_resamples=draws, rng=r).set_index("model")
         stated.extend(table.loc[names, "prob_best"])
         best = np.argmax(ubar if method == "bayes" else theta)
         hit.extend(np.arange(m) == best)

@@ -28,7 +28,7 @@ pairs = bn.tidy(bn.pairs(ds))
 close = pairs.loc[pairs["difference"].abs().idxmin()]
 a, b = close["model_a"], close["model_b"]
 print(f"Closest pair: {a} vs {b}, difference {close['difference']:+.4f}")
-res = bn.frequentist.paired_test(ds, a, b)
+res = bn.frequentist.paired_test(ds, pair=(a, b))
 ci = res.confidence_interval(confidence_level=0.95)
 print(
     f"  paired t = {res.statistic:.2f} ({res.df:.0f} df), p = {res.pvalue:.3f}, "

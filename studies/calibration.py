@@ -170,7 +170,7 @@ def population_difference_cell(
     _, c = correlated_pair(int(n_questions), samples, accuracy, kappa, rho, r, gen)
     d = (c[0] - c[1]) / samples
     post = paired_population_posterior(
-        d, confidence_level=confidence_level, draws=draws, prior_mass=prior_mass, rng=gen
+        d, confidence_level=confidence_level, n_resamples=draws, prior_mass=prior_mass, rng=gen
     )
     cover = (post["low"] <= 0) & (0 <= post["high"])
     over = post["prob_a_better"] > 0.95

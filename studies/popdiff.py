@@ -300,7 +300,7 @@ def bayes_candidates(d, rng, methods=BAYES):
         nan = np.full(d.shape[0], np.nan)
         out["package_bayes"] = (nan, nan, nan)
         if n <= PACKAGE_BAYES_MAX_N:  # Monte Carlo over every replicate: costly at large N
-            post = cpairs.paired_population_posterior(d, draws=1000, rng=rng)
+            post = cpairs.paired_population_posterior(d, n_resamples=1000, rng=rng)
             out["package_bayes"] = (post["low"], post["high"], post["prob_a_better"])
     return out
 

@@ -104,7 +104,7 @@ def test_fresh_run_on_new_questions_exact_moments():
     c = rng.binomial(5, rng.beta(1, 1, (2, 40)))
     k = np.full(c.shape, 5)
     draws = 40_000
-    fr = fresh_run_predictive(c, k, samples=5, n_questions=40, draws=draws, rng=1)
+    fr = fresh_run_predictive(c, k, samples=5, n_questions=40, n_resamples=draws, rng=1)
     mean = population_accuracy(c, k)["mean"]
     np.testing.assert_allclose(fr.mean, mean, rtol=1e-12)
     # the interval's midpoint and half-width are rough draw summaries: check the sd via the
@@ -179,8 +179,8 @@ def test_population_difference_calibrated_n100_lopsided(shape):
     z = rng.standard_normal((R, n))
     zb = rz * z + np.sqrt(1 - rz**2) * rng.standard_normal((R, n))
     pa, pn, ps = (rng.binomial(k, d.from_normal(x)) / k for d, x in ((da, z), (da, zb), (db, zb)))
-    null = paired_population_posterior(pa - pn, draws=1000, rng=7)
-    shift = paired_population_posterior(pa - ps, draws=1000, rng=8)
+    null = paired_population_posterior(pa - pn, n_resamples=1000, rng=7)
+    shift = paired_population_posterior(pa - ps, n_resamples=1000, rng=8)
     assert BAND[0] <= _covers(null["low"], null["high"], 0.0) <= BAND[1]
     truth = mu - float(special.expit(special.logit(mu) - grid.SHIFT_LOGIT))
     assert BAND[0] <= _covers(shift["low"], shift["high"], truth) <= BAND[1]
@@ -236,7 +236,7 @@ def _acceptance_cell(shape, k, mu):
         t = (d.mean(-1) - half, d.mean(-1) + half)
         moments = (pa.mean(-1), pb.mean(-1), pa.var(-1), pb.var(-1), d.var(-1), n)
         freq = difference_interval(*moments, samples_per_question=k)
-        post = paired_population_posterior(d, draws=1000, rng=7)
+        post = paired_population_posterior(d, n_resamples=1000, rng=7)
         bayes = (post["low"], post["high"])
         out[design] = {"t": t, "freq": freq, "bayes": bayes, "truth": target,
                        "p": post["prob_a_better"]}  # fmt: skip

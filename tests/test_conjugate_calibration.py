@@ -124,7 +124,7 @@ def test_k1_does_not_print_se_from_an_assumed_kappa():
 def test_population_difference_does_not_collapse(d, n_questions):
     diffs = np.zeros(n_questions)
     diffs[: d.size] = d
-    post = paired_population_posterior(diffs, draws=20_000)
+    post = paired_population_posterior(diffs, n_resamples=20_000)
     assert post["low"] < 0 < post["high"]  # [0, 0], [0.4, 0.4], [0.0011, 0.027] before
     assert 0.05 < post["prob_a_better"] < 0.95
 
@@ -132,7 +132,7 @@ def test_population_difference_does_not_collapse(d, n_questions):
 def test_population_difference_k1_close_to_tango():
     # b = c = 0 discordant pairs out of N = 200 at K = 1: Tango's score interval is
     # +-z^2 / (N + z^2) = +-0.0188; the Jeffreys-like Dirichlet gives about +-0.011
-    post = paired_population_posterior(np.zeros(200), draws=200_000)
+    post = paired_population_posterior(np.zeros(200), n_resamples=200_000)
     tango = 1.959964**2 / (200 + 1.959964**2)
     half = (post["high"] - post["low"]) / 2
     assert 0.5 * tango < half < tango
@@ -142,7 +142,7 @@ def test_all_pairs_and_one_pair_agree():
     rng = np.random.default_rng(9)
     p = rng.binomial(5, rng.beta(1, 1, (3, 80))) / 5
     allp = population_difference(p, n_resamples=40_000, rng=1)
-    one = paired_population_posterior(p[0] - p[2], draws=40_000, rng=2)
+    one = paired_population_posterior(p[0] - p[2], n_resamples=40_000, rng=2)
     for key in ("mean", "sd"):
         assert allp[key][0, 2] == pytest.approx(one[key])
     for key in ("low", "high"):

@@ -85,7 +85,7 @@ def test_mc_intervals_agree_with_moments():
     k = np.full((2, 80), 5)
     c = rng.binomial(5, rng.beta(0.5, 1.0, (2, 80)))
     fit = fit_empirical_bayes(c, k)
-    post = finite_sample_posterior(c, k, fit, draws=4000, rng=3, keep_draws=True)
+    post = finite_sample_posterior(c, k, fit, n_resamples=4000, rng=3, keep_draws=True)
     d = post.ubar_draws
     # MC mean/sd of the draws vs the exact (quadrature) moments: 4 MC standard errors
     se = post.ubar_sd / np.sqrt(d.shape[-1])

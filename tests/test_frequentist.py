@@ -170,9 +170,9 @@ def test_z_sign_test_and_bootstrap_agree_on_large_n():
     a = rng.random(n) < 0.6
     b = np.where(rng.random(n) < 0.8, a, rng.random(n) < 0.55)
     ds = from_arrays(np.stack([a, b]), np.ones((2, n)), models=["a", "b"])
-    z = paired_test(ds, "a", "b")
-    sign = paired_test(ds, "a", "b", method="sign")
-    boot = paired_test(ds, "a", "b", method="bootstrap", n_resamples=4000, rng=0)
+    z = paired_test(ds, pair=("a", "b"))
+    sign = paired_test(ds, pair=("a", "b"), method="sign")
+    boot = paired_test(ds, pair=("a", "b"), method="bootstrap", n_resamples=4000, rng=0)
     wa, wb = np.sum(a & ~b), np.sum(b & ~a)
     # sign-test z (W_A - W_B) / sqrt(W_A + W_B) differs from z by the factor
     # sqrt(1 - (q_A - q_B)^2 / (q_A + q_B)) (paper eq. 33-34): check that identity exactly
@@ -184,7 +184,7 @@ def test_z_sign_test_and_bootstrap_agree_on_large_n():
     # McNemar's chi-square is exactly that normal form squared.
     z_cc = (abs(wa - wb) - 1) / np.sqrt(wa + wb)
     assert sign.pvalue == pytest.approx(2 * stats.norm.sf(z_cc), rel=0.02)
-    assert paired_test(ds, "a", "b", method="mcnemar_one_sample").pvalue == pytest.approx(
+    assert paired_test(ds, pair=("a", "b"), method="mcnemar_one_sample").pvalue == pytest.approx(
         2 * stats.norm.sf(z_cc), rel=1e-9
     )
     # bootstrap SE: relative MC error 1/sqrt(2 B) = 1.1% at B = 4000; 4 of those
@@ -194,7 +194,7 @@ def test_z_sign_test_and_bootstrap_agree_on_large_n():
 def test_paired_test_result_object():
     rng = np.random.default_rng(4)
     ds = from_arrays(rng.integers(0, 2, (2, 300)), np.ones((2, 300)), models=["x", "y"])
-    res = paired_test(ds, "x", "y")
+    res = paired_test(ds, pair=("x", "y"))
     ci95, ci50 = res.confidence_interval(), res.confidence_interval(confidence_level=0.5)
     assert ci95.low < ci50.low < res.difference < ci50.high < ci95.high
     wald = res.confidence_interval(method="wald")
@@ -205,9 +205,9 @@ def test_paired_test_result_object():
     assert res.df == 299
     assert res.pvalue == pytest.approx(2 * stats.t.sf(abs(res.statistic), 299), rel=1e-12)
     with pytest.raises(KeyError, match="no model 'zz'"):
-        paired_test(ds, "x", "zz")
+        paired_test(ds, pair=("x", "zz"))
     with pytest.raises(ValueError, match="method must be"):
-        paired_test(ds, "x", "y", method="wald")
+        paired_test(ds, pair=("x", "y"), method="wald")
 
 
 def test_sign_and_mcnemar_against_scipy():

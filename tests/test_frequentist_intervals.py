@@ -346,7 +346,7 @@ def test_here_interval_exact_variance_and_fallbacks():
 def test_bootstrap_on_one_question_gives_nan_not_1e13():
     ds = from_arrays(np.array([[0.7], [0.2]]) * 10, np.full((2, 1), 10), models=["a", "b"])
     with pytest.warns(UserWarning, match="zero up to rounding"):
-        res = paired_test(ds, "a", "b", method="bootstrap", n_resamples=500)
+        res = paired_test(ds, pair=("a", "b"), method="bootstrap", n_resamples=500)
     assert np.isnan(res.statistic) and np.isnan(res.pvalue)  # was z = 5.4e13, p = 0
     ci = res.confidence_interval()
     assert -1 <= ci.low < res.difference < ci.high <= 1

@@ -121,7 +121,7 @@ def test_holm_over_benchmarks_and_combined_matches_statsmodels():
 def test_bayes_probability_is_the_dirichlet_posterior():
     d = np.random.default_rng(5).choice([-1.0, 0.0, 1.0], p=[0.18, 0.7, 0.12], size=300)
     res = gate(d, method="bayes", n_resamples=2000, rng=7)
-    ref = paired_population_posterior(d, draws=2000, rng=7)["prob_a_better"]
+    ref = paired_population_posterior(d, n_resamples=2000, rng=7)["prob_a_better"]
     assert np.isclose(res.prob_no_regression, ref)  # P(candidate - baseline > 0)
     assert res.regression == (res.prob_no_regression < ALPHA)
     assert np.isnan(res.pvalue)  # a posterior probability is never reported as a p-value

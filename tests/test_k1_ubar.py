@@ -231,7 +231,7 @@ def test_k1_fresh_run_on_the_same_questions_covers_at_every_kappa(kappa):
     u = rng.beta(mu * kappa, (1 - mu) * kappa, (r, n))
     c = rng.binomial(1, u)
     fresh = rng.binomial(1, u).mean(axis=1)
-    pred = _quiet(fresh_run_predictive, c, np.ones_like(c), draws=2000, rng=3)
+    pred = _quiet(fresh_run_predictive, c, np.ones_like(c), n_resamples=2000, rng=3)
     # the predictive mean is the Jeffreys posterior mean (c + 1/2) / (N + 1)
     assert np.allclose(pred.mean, (c.sum(axis=1) + 0.5) / (n + 1), rtol=0, atol=1e-12)
     cover = np.mean((pred.low <= fresh) & (fresh <= pred.high))

@@ -137,7 +137,7 @@ def test_full_bayes_matches_empirical_bayes_n500():
         print(f"{name}: MCMC mean {dist} posterior sds from empirical Bayes")
         assert np.all(dist <= 1.0), f"{name}: {dist} posterior sds from empirical Bayes"
     # ubar 95% intervals: full Bayes vs empirical Bayes with Laplace-integrated (mu, kappa)
-    cf = conjugate.finite_sample_posterior(correct, count, eb, draws=20000, rng=0)
+    cf = conjugate.finite_sample_posterior(correct, count, eb, n_resamples=20000, rng=0)
     q = post["ubar"].quantile([0.025, 0.975], dim=SAMPLE).values
     width_mcmc = q[1] - q[0]
     width_eb = cf.ubar_high - cf.ubar_low

@@ -201,7 +201,7 @@ def test_pass_at_1_posterior_is_ubar_and_mu():
     ds = _dataset(seed=6)
     c, n = ds.correct.values, ds["samples"].values
     fit = fit_empirical_bayes(c, n)
-    post = pass_at_k_posterior(c, n, 1, fit, draws=20_000)
+    post = pass_at_k_posterior(c, n, 1, fit, n_resamples=20_000)
     mom = integrated_moments(c, n, fit)
     np.testing.assert_allclose(post.here_mean, mom.ubar_mean, rtol=0, atol=1e-12)
     np.testing.assert_allclose(post.here_sd, np.sqrt(mom.ubar_var), rtol=1e-10)

@@ -83,16 +83,16 @@ def test_adjusted_equals_statsmodels_over_all_pairs():
 def test_paired_test_methods_match_the_table():
     rng = np.random.default_rng(14)
     ds = _ds(rng, m=2, n=150, k=6)
-    mat = pair_noise_dataset(ds, n_permutations=999, rng=3)
+    mat = pair_noise_dataset(ds, n_resamples=999, resampling="permutation", rng=3)
     for method, column in (
         ("t", "p_value"),
         ("sign", "p_value_sign_questions"),
         ("sign_one_sample", "p_value_sign_one_sample"),
         ("mcnemar_one_sample", "p_value_mcnemar_one_sample"),
     ):
-        res = paired_test(ds, "m0", "m1", method=method)
+        res = paired_test(ds, pair=("m0", "m1"), method=method)
         assert res.pvalue == float(mat[column][0, 1])
-    res = paired_test(ds, "m0", "m1", method="permutation", n_resamples=999, rng=3)
+    res = paired_test(ds, pair=("m0", "m1"), method="permutation", n_resamples=999, rng=3)
     assert res.pvalue == float(mat["p_value_permutation"][0, 1])
     assert res.statistic == pytest.approx(res.difference * 150, rel=1e-12)
 
@@ -117,7 +117,7 @@ def test_type_one_error_of_every_printed_pvalue(k):
         warnings.simplefilter("ignore")
         for r in range(reps):
             ds = from_arrays(correct[r], np.full((2, n), k))
-            mat = pair_noise_dataset(ds, n_permutations=199, rng=r)
+            mat = pair_noise_dataset(ds, n_resamples=199, resampling="permutation", rng=r)
             for name in rejected:
                 rejected[name] += float(mat[name][0, 1]) <= 0.05
     # binomial MC SE at 0.05 with 400 replicates is 0.011; 3 SE around the nominal level. Exact
@@ -150,11 +150,11 @@ def test_paired_t_result_is_scipy_style_and_equals_ttest_rel():
 
     rng = np.random.default_rng(15)
     ds = _ds(rng, m=2, n=120, k=4)
-    res = paired_test(ds, "m0", "m1")
+    res = paired_test(ds, pair=("m0", "m1"))
     p = ds["correct"].values / ds["samples"].values
     ref = stats.ttest_rel(p[0], p[1])
     assert res.statistic == pytest.approx(ref.statistic, rel=1e-10)
     assert res.pvalue == pytest.approx(ref.pvalue, rel=1e-10)
     assert res.df == ref.df == 119 and res.alternative == "two-sided"
     with pytest.raises(ValueError, match="now 't'"):
-        paired_test(ds, "m0", "m1", method="z")
+        paired_test(ds, pair=("m0", "m1"), method="z")

@@ -43,7 +43,7 @@ def test_rank_table_on_clear_and_tied_models():
     for method in ("bootstrap", "bayes"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            df = rank_table(ds, method=method, n_resamples=2000).set_index("model")
+            df = rank_table(ds, model=method, n_resamples=2000).set_index("model")
         assert df.loc["c", "prob_best"] == 0 and not df.loc["c", "in_top_group"]
         assert df.loc["c", "rank_low"] == 3 and df.loc["c", "rank_high"] == 3
         assert df.loc["a", "in_top_group"] and df.loc["b", "in_top_group"]
@@ -69,7 +69,7 @@ def test_bayes_p_best_is_calibrated_on_these_questions():
             correct, u = _simulate(rng, 150, 5)
             names = ["m0", "m1", "m2", "m3"]
             ds = from_arrays(correct, np.full(correct.shape, 5), models=names)
-            df = rank_table(ds, method="bayes", n_resamples=500, rng=r)
+            df = rank_table(ds, model="bayes", n_resamples=500, rng=r)
             pred.extend(df.set_index("model").loc[names, "prob_best"])
             hit.extend(np.arange(4) == np.argmax(u.mean(axis=1)))
     pred, hit = np.array(pred), np.array(hit, dtype=float)

@@ -43,7 +43,7 @@ def test_hierarchical_posterior_is_calibrated_when_truth_follows_the_prior():
         tau = s * np.tan(rng.uniform() * np.arctan(0.5 / s))  # inverse CDF, truncated at 0.5
         theta = 0.6 + tau * rng.standard_normal(m)
         x = theta + chol @ rng.standard_normal(m)
-        draws, _ = hierarchical_draws(x, sigma, draws=400, rng=rng)
+        draws, _ = hierarchical_draws(x, sigma, n_resamples=400, rng=rng)
         stated.extend(rank_summary(draws, draws.mean(axis=1))["prob_best"])
         plain = x[:, None] + chol @ rng.standard_normal((m, 400))
         naive.extend(rank_summary(plain, x)["prob_best"])
@@ -60,7 +60,7 @@ def test_shrinkage_pulls_the_leader_back_and_matches_the_formula():
     sigma = np.diag([0.02, 0.015, 0.02, 0.025]) ** 2
     tau = 0.01
     draws, taus = hierarchical_draws(
-        x, sigma, draws=20000, rng=np.random.default_rng(41), tau_max=tau, grid=2
+        x, sigma, n_resamples=20000, rng=np.random.default_rng(41), tau_max=tau, grid=2
     )
     v_inv = np.linalg.inv(sigma + tau**2 * np.eye(4))
     m0 = v_inv.sum(axis=0) @ x / v_inv.sum()

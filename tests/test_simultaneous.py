@@ -33,7 +33,7 @@ def test_max_t_critical_value_is_tukeys_for_independent_equal_models():
     # M independent equal-variance means: max_j |Z_j| over all pairs is the studentized range
     # (infinite df) over sqrt(2), Tukey's all-pairs critical value
     for m in (3, 5):
-        t = max_abs_t_draws(np.eye(m), n_draws=100_000, rng=np.random.default_rng(21 + m))
+        t = max_abs_t_draws(np.eye(m), n_resamples=100_000, rng=np.random.default_rng(21 + m))
         tukey = stats.studentized_range.ppf(0.95, m, np.inf) / np.sqrt(2)
         # compare coverages: P(max <= Tukey) = 0.95 up to the binomial MC SE (6.9e-4); 4 SEs
         assert np.mean(t <= tukey) == pytest.approx(0.95, abs=4 * np.sqrt(0.95 * 0.05 / 100_000))

@@ -53,7 +53,7 @@ def test_se_columns_keep_the_ddof0_variance_and_paired_test_agrees():
     # se_difference is sqrt(var_0(d) / N), the all-the-noises convention; only the reference changed
     assert df["se_difference"][0] == pytest.approx(np.std(d) / np.sqrt(80), rel=1e-12)
     assert df["z"][0] == pytest.approx(d.mean() / (np.std(d) / np.sqrt(80)), rel=1e-12)
-    res = paired_test(ds, "m0", "m1", method="t")
+    res = paired_test(ds, pair=("m0", "m1"), method="t")
     assert res.pvalue == df["p_value"][0]  # one implementation
     assert res.statistic == pytest.approx(df["z"][0] * np.sqrt(79 / 80), rel=1e-12)  # t from z
     assert res.statistic == pytest.approx(stats.ttest_rel(p[0], p[1]).statistic, rel=1e-10)

@@ -27,7 +27,7 @@ def _brute_max_t(cov, n, reps, rng):
 @pytest.mark.parametrize("df", [3, 30])
 def test_one_pair_draws_are_student_t(df, variance):
     rng = np.random.default_rng(40)
-    draws = max_abs_t_draws(np.eye(2), n_draws=100_000, rng=rng, df=df, variance=variance)
+    draws = max_abs_t_draws(np.eye(2), n_resamples=100_000, rng=rng, df=df, variance=variance)
     # P(|T| <= t_{0.975, df}) = 0.95 up to the binomial MC SE (6.9e-4); 4 SEs
     q = stats.t.ppf(0.975, df)
     assert np.mean(draws <= q) == pytest.approx(0.95, abs=4 * np.sqrt(0.95 * 0.05 / 100_000))
@@ -38,7 +38,7 @@ def test_wishart_draws_match_brute_force_normal_samples(m, n):
     rng = np.random.default_rng(41 + m)
     a = rng.normal(size=(m, m))
     cov = a @ a.T + np.outer(np.ones(m), np.ones(m))  # correlated models, shared component
-    draws = max_abs_t_draws(cov / n, n_draws=200_000, rng=rng, df=n - 1)
+    draws = max_abs_t_draws(cov / n, n_resamples=200_000, rng=rng, df=n - 1)
     c = np.quantile(draws, 0.95)
     brute = _brute_max_t(cov, n, 20_000, rng)
     # P(brute <= c) = 0.95: binomial SE of 20,000 brute replicates (0.0015) plus the spread of
@@ -87,7 +87,9 @@ def _family_misses(rng, reps, n, k):
         low, high = out["simultaneous_low"].to_numpy(), out["simultaneous_high"].to_numpy()
         misses["studentized"] += bool(np.any((low > delta) | (high < delta)))
         p = ds["correct"].values / ds["samples"].values
-        normal = max_abs_t_draws(np.cov(p, ddof=0) / n, n_draws=4000, rng=np.random.default_rng(r))
+        normal = max_abs_t_draws(
+            np.cov(p, ddof=0) / n, n_resamples=4000, rng=np.random.default_rng(r)
+        )
         c = np.quantile(normal, 0.95)
         error = np.abs(out["difference"].to_numpy() - delta)
         misses["normal"] += bool(np.any(error > c * out["se_difference"].to_numpy()))

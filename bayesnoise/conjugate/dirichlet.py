@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayesnoise._common import check_confidence_level, tail_probabilities
+from bayesnoise._common import check_confidence_level, new_spellings, reject_old, tail_probabilities
 from bayesnoise.data import check_counts
 
 from .expansion import summarise
@@ -50,28 +50,29 @@ def dirichlet_cumulants(raw, total):
     return m, mu2, mu3, mu4 - 3.0 * mu2 * mu2
 
 
-def dirichlet_weights(rng, draws, n, prior_mass):
+def dirichlet_weights(rng, n_resamples, n, prior_mass):
     """Unnormalised Dirichlet weights: (*draws, n) for the values and (*draws, 2) for the
-    ends (``draws``: an int or a shape, e.g. (batch, draws))."""
-    shape = tuple(int(x) for x in np.atleast_1d(draws))
+    ends (``n_resamples``: an int or a shape, e.g. (batch, draws))."""
+    shape = tuple(int(x) for x in np.atleast_1d(n_resamples))
     wts = rng.standard_exponential((*shape, n))
     ends = rng.standard_gamma(prior_mass / 2.0, size=(*shape, 2))
     return wts, ends
 
 
-def _accuracy_draws(p, mask, used, draws, prior_mass, rng, chunk=4_000_000):
+def _accuracy_draws(p, mask, used, n_resamples, prior_mass, rng, chunk=4_000_000):
     """Draws (D, len(used)) of the Dirichlet mean of the rows ``used`` (shared weights)."""
     n = p.shape[1]
-    out = np.empty((int(draws), used.size))
+    out = np.empty((int(n_resamples), used.size))
     step = max(1, chunk // max(n, 1))
     pu, mu = p[used].T, mask[used].T.astype(float)
-    for s0 in range(0, int(draws), step):
-        s1 = min(int(draws), s0 + step)
+    for s0 in range(0, int(n_resamples), step):
+        s1 = min(int(n_resamples), s0 + step)
         wts, ends = dirichlet_weights(rng, s1 - s0, n, prior_mass)
         out[s0:s1] = (wts @ pu + ends[:, 1:2]) / (wts @ mu + ends.sum(axis=1, keepdims=True))
     return out
 
 
+@new_spellings
 def population_accuracy(
     correct,
     count,
@@ -80,6 +81,7 @@ def population_accuracy(
     n_resamples: int = 4000,
     prior_mass: float = PRIOR_MASS,
     rng=0,
+    **old,
 ) -> dict[str, np.ndarray]:
     """Posterior of the population accuracy that does not depend on the difficulty shape.
 
@@ -126,6 +128,7 @@ def population_accuracy(
     >>> bool(np.allclose([out["low"], out["high"]], jeffreys, atol=0.01))
     True
     """
+    reject_old("population_accuracy", old)
     level = check_confidence_level(confidence_level)
     if not prior_mass > 0:
         raise ValueError("prior_mass must be > 0")

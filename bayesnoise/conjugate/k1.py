@@ -102,7 +102,9 @@ def bound_models(k, fit, mask=None) -> np.ndarray:
     return k1_models(k, mask) & (np.asarray(fit.kappa_status) != "assumed")
 
 
-def binomial_ubar(correct, questions, level: float, draws: int, rng) -> dict[str, np.ndarray]:
+def binomial_ubar(
+    correct, questions, confidence_level: float, n_resamples: int, rng
+) -> dict[str, np.ndarray]:
     """The kappa-free posterior of ubar at K = 1: ``Beta(c + 1/2, N - c + 1/2)`` per model.
 
     Conservative for every distribution of the question accuracies (see the module
@@ -113,9 +115,9 @@ def binomial_ubar(correct, questions, level: float, draws: int, rng) -> dict[str
     ----------
     correct, questions : array_like, shape (M,)
         Number right ``c`` and questions answered ``N`` (one sample each) per model.
-    level : float
+    confidence_level : float
         Credible level of the equal-tailed interval.
-    draws : int
+    n_resamples : int
         Posterior draws per model (for paired differences that need Monte Carlo).
     rng : numpy.random.Generator
 
@@ -137,10 +139,10 @@ def binomial_ubar(correct, questions, level: float, draws: int, rng) -> dict[str
     n = np.asarray(questions, dtype=float)
     a, b = c + 0.5, n - c + 0.5
     mean, mu2, mu3, mu4 = beta_central_moments(a, b)
-    lo_p, hi_p = tail_probabilities(level)
+    lo_p, hi_p = tail_probabilities(confidence_level)
     return {
         "cumulants": np.stack([mean, mu2, mu3, mu4 - 3.0 * mu2 * mu2]),
-        "draws": rng.beta(a[:, None], b[:, None], (c.size, int(draws))),
+        "draws": rng.beta(a[:, None], b[:, None], (c.size, int(n_resamples))),
         "low": stats.beta.ppf(lo_p, a, b),
         "high": stats.beta.ppf(hi_p, a, b),
         "mcse": np.zeros(c.shape),

@@ -17,7 +17,13 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from bayesnoise._common import check_confidence_level, tail_probabilities, z_from_level
+from bayesnoise._common import (
+    check_confidence_level,
+    new_spellings,
+    reject_old,
+    tail_probabilities,
+    z_from_level,
+)
 
 from .beta import beta_central_moments, checked_beta_parameters
 from .dirichlet import PRIOR_MASS, dirichlet_cumulants, dirichlet_weights
@@ -81,7 +87,7 @@ def _mc_pairs(x, ia, ib, shift, probs, chunk=4_000_000):
     return out
 
 
-def _fill_pairs(mean, k2, k3, k4, level, draws_of):
+def _fill_pairs(mean, k2, k3, k4, confidence_level, draws_of):
     """M x M ``low, high, prob_a_better`` from pair cumulants (upper triangle, mirrored).
 
     Cornish-Fisher / Edgeworth where the shape allows; elsewhere ``draws_of(models, a, b)``
@@ -90,7 +96,7 @@ def _fill_pairs(mean, k2, k3, k4, level, draws_of):
     """
     n_models = mean.shape[0]
     ia, ib = np.triu_indices(n_models, k=1)
-    probs = tail_probabilities(level)
+    probs = tail_probabilities(confidence_level)
     with np.errstate(invalid="ignore", over="ignore"):
         (lo, hi), p, ok = summarise(mean[ia, ib], k2[ia, ib], k3[ia, ib], k4[ia, ib], probs)
     bad = np.flatnonzero(~ok)
@@ -236,6 +242,7 @@ def _dirichlet_cumulants(raw, n, prior_mass, atom=1.0):
     return dirichlet_cumulants(with_atoms, n + prior_mass)
 
 
+@new_spellings
 def population_difference(
     scores,
     *,
@@ -243,6 +250,7 @@ def population_difference(
     n_resamples: int = 4000,
     prior_mass: float = PRIOR_MASS,
     rng=0,
+    **old,
 ) -> dict[str, np.ndarray]:
     """Population-level paired difference of all pairs: a Dirichlet-process posterior.
 
@@ -314,6 +322,7 @@ def population_difference(
     >>> bool(out["low"][0, 1] < 0 < out["high"][0, 1]), round(float(out["prob_a_better"][0, 1]), 1)
     (True, 0.5)
     """
+    reject_old("population_difference", old)
     level = check_confidence_level(confidence_level)
     p = np.asarray(scores, dtype=float)
     if p.ndim != 2:
@@ -345,7 +354,7 @@ def paired_population_posterior(
     differences,
     *,
     confidence_level: float = 0.95,
-    draws: int = 2000,
+    n_resamples: int = 2000,
     prior_mass: float = PRIOR_MASS,
     rng=0,
 ) -> dict[str, np.ndarray]:
@@ -356,7 +365,7 @@ def paired_population_posterior(
     differences : array_like, shape (..., N)
         Per-question differences ``d_i = c_Ai / K_Ai - c_Bi / K_Bi`` in [-1, 1].
     confidence_level : float, default 0.95
-    draws : int, default 2000
+    n_resamples : int, default 2000
     prior_mass : float, default 1.0
     rng : int or numpy.random.Generator, default 0
 
@@ -389,10 +398,10 @@ def paired_population_posterior(
     sd = np.sqrt(k2)
     q = tail_probabilities(level)
     out = np.empty((3, flat.shape[0]))
-    step = max(1, 2_000_000 // (int(draws) * (n + 2)))
+    step = max(1, 2_000_000 // (int(n_resamples) * (n + 2)))
     for s0 in range(0, flat.shape[0], step):
         rows, e = flat[s0 : s0 + step], atom[s0 : s0 + step, None]
-        wts, atoms = dirichlet_weights(gen, (rows.shape[0], draws), n, prior_mass)
+        wts, atoms = dirichlet_weights(gen, (rows.shape[0], n_resamples), n, prior_mass)
         num = np.einsum("rdn,rn->rd", wts, rows) + (atoms[..., 1] - atoms[..., 0]) * e
         delta = num / (wts.sum(-1) + atoms.sum(-1))
         out[0, s0 : s0 + step], out[1, s0 : s0 + step] = np.quantile(delta, q, axis=-1)

@@ -130,7 +130,7 @@ def pass_at_k_posterior(
     fit: EmpiricalBayesFit | None = None,
     *,
     confidence_level: float = 0.95,
-    draws: int = 4000,
+    n_resamples: int = 4000,
     rng=0,
     order: int = 5,
 ) -> PassAtKPosterior:
@@ -145,7 +145,7 @@ def pass_at_k_posterior(
     fit : EmpiricalBayesFit, optional
         Posterior of (mu, kappa); fitted with :func:`fit_empirical_bayes` when omitted.
     confidence_level : float, default 0.95
-    draws : int, default 4000
+    n_resamples : int, default 4000
         Draws of (mu, kappa) for the population interval.
     rng : int or numpy.random.Generator, default 0
     order : int, default 5
@@ -188,7 +188,7 @@ def pass_at_k_posterior(
     pop_node = beta_pass_at_k(mu_q[..., 0] * kap_q[..., 0], (1 - mu_q[..., 0]) * kap_q[..., 0], k)
     pop_mean, pop_var = mixture_moments(pop_node, np.zeros_like(pop_node), wt)
     gen = np.random.default_rng(rng)
-    mu_d, kap_d = hyper_draws(fit, int(draws), gen)
+    mu_d, kap_d = hyper_draws(fit, int(n_resamples), gen)
     pop_draws = beta_pass_at_k(mu_d * kap_d, (1 - mu_d) * kap_d, k)
     (pop_low, pop_high), mcse = _quantile_with_mcse(pop_draws, tail_probabilities(level))
 
@@ -208,7 +208,7 @@ def pass_at_k_posterior(
         population_mcse=rs(np.maximum(*mcse)),
         kappa_status=fit.kappa_status,
         confidence_level=level,
-        draws=int(draws),
+        draws=int(n_resamples),
     )
 
 

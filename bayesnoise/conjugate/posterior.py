@@ -104,31 +104,31 @@ def integrated_moments(
     return _integrated_moments(c, k, k > 0, fit, integrate_hyper=integrate_hyper, order=order)
 
 
-def _finite_sample_draws(c, k, mask, fit, draws, rng, integrate_hyper=True, chunk=2_000_000):
+def _finite_sample_draws(c, k, mask, fit, n_resamples, rng, integrate_hyper=True, chunk=2_000_000):
     """Monte Carlo draws of (ubar, V_pred, V_x), shape (3, ..., draws)."""
     shape = c.shape[:-1]
     n_models = int(np.prod(shape)) if shape else 1
     n_q = c.shape[-1]
     cf, kf, mf = c.reshape(n_models, n_q), k.reshape(n_models, n_q), mask.reshape(n_models, n_q)
     if integrate_hyper:
-        mu_d, kap_d = hyper_draws(fit, draws, rng)
+        mu_d, kap_d = hyper_draws(fit, n_resamples, rng)
     else:
-        mu_d = np.broadcast_to(fit.mu[..., None], (*shape, draws))
-        kap_d = np.broadcast_to(fit.kappa[..., None], (*shape, draws))
-    mu_d, kap_d = mu_d.reshape(n_models, draws), kap_d.reshape(n_models, draws)
-    out = np.empty((3, n_models, draws))
+        mu_d = np.broadcast_to(fit.mu[..., None], (*shape, n_resamples))
+        kap_d = np.broadcast_to(fit.kappa[..., None], (*shape, n_resamples))
+    mu_d, kap_d = mu_d.reshape(n_models, n_resamples), kap_d.reshape(n_models, n_resamples)
+    out = np.empty((3, n_models, n_resamples))
     step = max(1, chunk // max(n_q, 1))
     for m in range(n_models):
         sel = mf[m]
         cm, km = cf[m, sel], kf[m, sel]
-        for s0 in range(0, draws, step):
-            s1 = min(draws, s0 + step)
+        for s0 in range(0, n_resamples, step):
+            s1 = min(n_resamples, s0 + step)
             a, b = posterior_parameters(mu_d[m, s0:s1, None], kap_d[m, s0:s1, None], cm, km)
             u = rng.beta(a, b)
             out[0, m, s0:s1] = u.mean(axis=-1)
             out[1, m, s0:s1] = (u * (1.0 - u)).mean(axis=-1)
             out[2, m, s0:s1] = u.var(axis=-1)
-    return out.reshape((3, *shape, draws))
+    return out.reshape((3, *shape, n_resamples))
 
 
 def _quantile_with_mcse(draws, probs):
@@ -185,7 +185,7 @@ def finite_sample_posterior(
     fit: EmpiricalBayesFit | None = None,
     *,
     confidence_level: float = 0.95,
-    draws: int = 2000,
+    n_resamples: int = 2000,
     rng=0,
     integrate_hyper: bool = True,
     keep_draws: bool = False,
@@ -200,7 +200,7 @@ def finite_sample_posterior(
     fit : EmpiricalBayesFit, optional
         Hyperparameters; fitted with :func:`fit_empirical_bayes` when omitted.
     confidence_level : float, default 0.95
-    draws : int, default 2000
+    n_resamples : int, default 2000
         Monte Carlo draws for the intervals (``0`` skips them: ``*_low``/``*_high`` are then
         the normal approximation mean -/+ z sd and ``*_mcse`` is 0).
     rng : int or numpy.random.Generator, default 0
@@ -225,7 +225,7 @@ def finite_sample_posterior(
     --------
     >>> import numpy as np
     >>> c, k = np.array([[3, 5, 0, 4, 2]]), np.full((1, 5), 5)
-    >>> post = finite_sample_posterior(c, k, draws=500)
+    >>> post = finite_sample_posterior(c, k, n_resamples=500)
     >>> bool(post.ubar_low[0] < post.ubar_mean[0] < post.ubar_high[0])
     True
     """
@@ -239,12 +239,12 @@ def finite_sample_posterior(
     sds = {name: np.sqrt(getattr(mom, f"{name}_var")) for name in _NAMES}
     kw = {}
     dr = {}
-    if draws:
+    if n_resamples:
         flat = (x.reshape(-1, c.shape[-1]) for x in (c, k, mask))
-        dr["ubar"] = ubar_draws(*flat, fit, int(draws), gen, integrate_hyper=integrate_hyper)
-        dr["ubar"] = dr["ubar"].reshape((*c.shape[:-1], int(draws)))
+        dr["ubar"] = ubar_draws(*flat, fit, int(n_resamples), gen, integrate_hyper=integrate_hyper)
+        dr["ubar"] = dr["ubar"].reshape((*c.shape[:-1], int(n_resamples)))
         if {"v_pred", "v_x"} & set(intervals):
-            both = _finite_sample_draws(c, k, mask, fit, int(draws), gen, integrate_hyper)
+            both = _finite_sample_draws(c, k, mask, fit, int(n_resamples), gen, integrate_hyper)
             dr["v_pred"], dr["v_x"] = both[1], both[2]
     udraws = dr.get("ubar")
     z = z_from_level(level)
@@ -267,7 +267,7 @@ def finite_sample_posterior(
     return FiniteSamplePosterior(
         **kw,
         confidence_level=level,
-        draws=int(draws),
+        draws=int(n_resamples),
         kappa_status=fit.kappa_status,
         ubar_draws=udraws if keep_draws else None,
     )
@@ -323,7 +323,7 @@ def population_variances(mu, kappa):
 
 
 def population_posterior(
-    fit: EmpiricalBayesFit, *, confidence_level: float = 0.95, draws: int = 4000, rng=0
+    fit: EmpiricalBayesFit, *, confidence_level: float = 0.95, n_resamples: int = 4000, rng=0
 ) -> PopulationPosterior:
     """Population accuracy mu, data and prediction variance with intervals, under the Beta.
 
@@ -336,7 +336,7 @@ def population_posterior(
     ----------
     fit : EmpiricalBayesFit
     confidence_level : float, default 0.95
-    draws : int, default 4000
+    n_resamples : int, default 4000
         Posterior draws of (mu, kappa) for the variance intervals.
     rng : int or numpy.random.Generator, default 0
 
@@ -357,7 +357,7 @@ def population_posterior(
     gen = np.random.default_rng(rng)
     mu_low, mu_high = fit.mu_interval(level)
     k_low, k_high = fit.kappa_interval(level)
-    dv, pv = population_variances(*hyper_draws(fit, int(draws), gen))
+    dv, pv = population_variances(*hyper_draws(fit, int(n_resamples), gen))
     q = tail_probabilities(level)
     dlo, dhi = np.quantile(dv, q, axis=-1)
     plo, phi = np.quantile(pv, q, axis=-1)

@@ -45,14 +45,14 @@ class FreshRunPredictive:
     confidence_level: float
 
 
-def _same_questions(c, k, mask, fit, samples, draws, rng, skip=None):
+def _same_questions(c, k, mask, fit, samples, n_resamples, rng, skip=None):
     """Exact mean/variance and draws of the fresh score on the answered questions (rows in
     ``skip`` are left for the caller: their draws are not made)."""
     mom = _integrated_moments(c, k, mask, fit)
     var = mom.ubar_var + mom.v_pred_mean / (mask.sum(axis=-1) * samples)
-    mu_d, kap_d = hyper_draws(fit, draws, rng)
+    mu_d, kap_d = hyper_draws(fit, n_resamples, rng)
     shape = c.shape[:-1]
-    sims = np.empty((*shape, draws))
+    sims = np.empty((*shape, n_resamples))
     for idx in np.ndindex(shape):
         if skip is not None and skip[idx]:
             continue
@@ -65,7 +65,7 @@ def _same_questions(c, k, mask, fit, samples, draws, rng, skip=None):
     return mom.ubar_mean, var, sims
 
 
-def _same_questions_bound(c, k, samples, level, draws, rng):
+def _same_questions_bound(c, k, samples, confidence_level, n_resamples, rng):
     """Fresh score on the same questions at K = 1 without kappa, for rows (R, N).
 
     ubar ~ Beta(c + 1/2, N - c + 1/2) (the binomial bound of :func:`.k1.binomial_ubar`) and,
@@ -73,7 +73,7 @@ def _same_questions_bound(c, k, samples, level, draws, rng):
     sum_i u_i (1 - u_i) / (N^2 K') <= ubar (1 - ubar) / (N K') whatever the spread of the u_i.
     """
     n = (k > 0).sum(axis=-1)
-    post = binomial_ubar(c.sum(axis=-1), n, level, draws, rng)
+    post = binomial_ubar(c.sum(axis=-1), n, confidence_level, n_resamples, rng)
     mean, var_u = post["cumulants"][:2]
     within = (mean - (var_u + mean * mean)) / (n * samples)  # E[ubar (1 - ubar)] / (N K')
     trials = (n * samples).astype(np.int64)[:, None]
@@ -81,7 +81,7 @@ def _same_questions_bound(c, k, samples, level, draws, rng):
     return mean, var_u + within, sims
 
 
-def _fresh_questions(c, k, mask, fit, samples, n_new, draws, rng, prior_mass=PRIOR_MASS):
+def _fresh_questions(c, k, mask, fit, samples, n_new, n_resamples, rng, prior_mass=PRIOR_MASS):
     """Mean/variance and draws of the fresh score on ``n_new`` new questions.
 
     New questions are drawn from the Dirichlet-process posterior of the question population
@@ -93,14 +93,14 @@ def _fresh_questions(c, k, mask, fit, samples, n_new, draws, rng, prior_mass=PRI
     """
     shape = c.shape[:-1]
     mean, var = np.empty(shape), np.empty(shape)
-    sims = np.empty((*shape, draws))
-    mu_d, kap_d = hyper_draws(fit, draws, rng)
+    sims = np.empty((*shape, n_resamples))
+    mu_d, kap_d = hyper_draws(fit, n_resamples, rng)
     bound = bound_models(k, fit, mask)
     for idx in np.ndindex(shape):
         sel = mask[idx]
         ci, ki = c[idx][sel], k[idx][sel]
         p = np.r_[ci / ki, 0.0, 1.0]
-        wts, ends = dirichlet_weights(rng, draws, ci.size, prior_mass)
+        wts, ends = dirichlet_weights(rng, n_resamples, ci.size, prior_mass)
         w = np.concatenate([wts, ends], axis=1)
         w /= w.sum(axis=1, keepdims=True)
         picks = rng.multinomial(n_new, w)  # (draws, n + 2) new questions per atom
@@ -115,7 +115,9 @@ def _fresh_questions(c, k, mask, fit, samples, n_new, draws, rng, prior_mass=PRI
             mean[idx], var[idx] = m, vm + (raw[1] / t - vm - m * m) / n_new
             continue
         a, b = posterior_parameters(mu_d[idx][:, None], kap_d[idx][:, None], ci, ki)
-        u = np.concatenate([rng.beta(a, b), np.zeros((draws, 1)), np.ones((draws, 1))], axis=1)
+        u = np.concatenate(
+            [rng.beta(a, b), np.zeros((n_resamples, 1)), np.ones((n_resamples, 1))], axis=1
+        )
         sims[idx] = rng.binomial(picks * samples, u).sum(axis=1) / (n_new * samples)
         mean[idx], var[idx] = sims[idx].mean(), sims[idx].var()
     return mean, var, sims
@@ -129,7 +131,7 @@ def fresh_run_predictive(
     samples: int = 1,
     n_questions: int | None = None,
     confidence_level: float = 0.95,
-    draws: int = 4000,
+    n_resamples: int = 4000,
     rng=0,
 ) -> FreshRunPredictive:
     """Predictive distribution of a fresh run's reported score.
@@ -160,7 +162,7 @@ def fresh_run_predictive(
     n_questions : int, optional
         Number of fresh questions; default: the same questions.
     confidence_level : float, default 0.95
-    draws : int, default 4000
+    n_resamples : int, default 4000
     rng : int or numpy.random.Generator, default 0
 
     Returns
@@ -187,14 +189,14 @@ def fresh_run_predictive(
     gen = np.random.default_rng(rng)
     if n_questions is None:
         bound = bound_models(k, fit)
-        mean, var, sims = _same_questions(c, k, k > 0, fit, kp, draws, gen, skip=bound)
+        mean, var, sims = _same_questions(c, k, k > 0, fit, kp, n_resamples, gen, skip=bound)
         if np.any(bound):  # K = 1: the kappa-free bound, as for ubar
             n = c.shape[-1]
             rows = bound.reshape(-1)
             mean, var = np.array(mean, float).reshape(-1), np.array(var, float).reshape(-1)
             sims = sims.reshape(-1, sims.shape[-1])
             got = _same_questions_bound(
-                c.reshape(-1, n)[rows], k.reshape(-1, n)[rows], kp, level, draws, gen
+                c.reshape(-1, n)[rows], k.reshape(-1, n)[rows], kp, level, n_resamples, gen
             )
             mean[rows], var[rows], sims[rows] = got
             mean, var = mean.reshape(bound.shape), var.reshape(bound.shape)
@@ -203,7 +205,7 @@ def fresh_run_predictive(
         n_new = int(n_questions)
         if n_new < 1:
             raise ValueError("n_questions must be >= 1")
-        mean, var, sims = _fresh_questions(c, k, k > 0, fit, kp, n_new, draws, gen)
+        mean, var, sims = _fresh_questions(c, k, k > 0, fit, kp, n_new, n_resamples, gen)
     lo, hi = np.quantile(sims, tail_probabilities(level), axis=-1)
     return FreshRunPredictive(
         mean=mean,

@@ -167,7 +167,7 @@ def beta_prior(prior) -> BetaPrior:
     return BetaPrior(float(a), float(b))
 
 
-def _hdi(a, b, level):
+def _hdi(a, b, confidence_level):
     """Highest-density interval of Beta(a, b), vectorised (golden-section on the lower tail)."""
     a, b = np.broadcast_arrays(np.asarray(a, float), np.asarray(b, float))
     low = np.empty(a.shape)
@@ -182,17 +182,17 @@ def _hdi(a, b, level):
             "not an interval; use method='equal_tailed'"
         )
     uni = ~(dec | inc | flat)
-    low[dec], high[dec] = 0.0, stats.beta.ppf(level, a[dec], b[dec])
-    low[inc], high[inc] = stats.beta.ppf(1 - level, a[inc], b[inc]), 1.0
-    low[flat], high[flat] = (1 - level) / 2, (1 + level) / 2
+    low[dec], high[dec] = 0.0, stats.beta.ppf(confidence_level, a[dec], b[dec])
+    low[inc], high[inc] = stats.beta.ppf(1 - confidence_level, a[inc], b[inc]), 1.0
+    low[flat], high[flat] = (1 - confidence_level) / 2, (1 + confidence_level) / 2
     if np.any(uni):
         au, bu = a[uni], b[uni]
         lo_t = np.zeros(au.shape)
-        hi_t = np.full(au.shape, 1.0 - level)
+        hi_t = np.full(au.shape, 1.0 - confidence_level)
         gr = (np.sqrt(5) - 1) / 2
 
         def width(t):
-            return stats.beta.ppf(t + level, au, bu) - stats.beta.ppf(t, au, bu)
+            return stats.beta.ppf(t + confidence_level, au, bu) - stats.beta.ppf(t, au, bu)
 
         for _ in range(60):  # interval shrinks by 0.618 per step: 60 steps ~ 3e-13
             x1 = hi_t - gr * (hi_t - lo_t)
@@ -202,7 +202,7 @@ def _hdi(a, b, level):
             lo_t = np.where(left, lo_t, x1)
         t = (lo_t + hi_t) / 2
         low[uni] = stats.beta.ppf(t, au, bu)
-        high[uni] = stats.beta.ppf(t + level, au, bu)
+        high[uni] = stats.beta.ppf(t + confidence_level, au, bu)
     return low[()], high[()]
 
 

@@ -39,14 +39,16 @@ _HERMITE = np.polynomial.hermite_e.hermegauss(64)  # nodes, weights for N(0, 1) 
 _GOLDEN = (np.sqrt(5) - 1) / 2
 
 
-def _golden_t(quantile, level: float) -> float:
+def _golden_t(quantile, confidence_level: float) -> float:
     """The t of the shortest interval ``[Q(t), Q(t + level)]`` of a unimodal law, by golden
     section on t."""
-    lo, hi = 0.0, 1.0 - level
+    lo, hi = 0.0, 1.0 - confidence_level
     for _ in range(60):  # the bracket shrinks by 0.618 a step: 60 steps ~ 3e-13
         x1 = hi - _GOLDEN * (hi - lo)
         x2 = lo + _GOLDEN * (hi - lo)
-        if quantile(x1 + level) - quantile(x1) < quantile(x2 + level) - quantile(x2):
+        if quantile(x1 + confidence_level) - quantile(x1) < quantile(
+            x2 + confidence_level
+        ) - quantile(x2):
             hi = x2
         else:
             lo = x1

@@ -9,8 +9,10 @@ import pandas as pd
 
 from bayesnoise._common import (
     check_confidence_level,
+    new_spellings,
     one_line,
     pair_table,
+    reject_old,
     see_warnings,
     seed_of,
 )
@@ -62,6 +64,7 @@ POSTERIOR_PAIR_COLUMNS = [
 _DRAWS = 1000
 
 
+@new_spellings
 def posterior_table(
     ds,
     *,
@@ -70,6 +73,7 @@ def posterior_table(
     rng=0,
     progress: bool = True,
     ubar_prior: str = "auto",
+    **old,
 ) -> pd.DataFrame:
     """Per-model posterior under the Beta-Binomial hierarchy ((mu, kappa) integrated out).
 
@@ -155,6 +159,7 @@ def posterior_table(
     >>> list(df.columns)[:4], len(df)
     (['model', 'questions', 'accuracy', 'mu'], 2)
     """
+    reject_old("posterior_table", old)
     from .chunked import posterior_table_chunked
 
     if is_chunked(ds):  # Dask-backed: one block of models at a time
@@ -211,7 +216,7 @@ def posterior_table(
     return df
 
 
-def _ubar_posterior(c, k, fit, level, rng, *, ubar_prior="auto", names=None, ds=None):
+def _ubar_posterior(c, k, fit, confidence_level, rng, *, ubar_prior="auto", names=None, ds=None):
     """ubar per model (:func:`~bayesnoise.conjugate.ubar_prior.ubar_posterior`): exact
     cumulants 1-4 and interval ends from draws with their MC error, under the Beta population
     ((mu, kappa) integrated, :func:`~bayesnoise.conjugate.ubar.ubar_draws`), where the Beta
@@ -227,7 +232,9 @@ def _ubar_posterior(c, k, fit, level, rng, *, ubar_prior="auto", names=None, ds=
                 f"({listed}) have a question with K >= 2 samples or an assumed kappa: use "
                 "'auto' (it picks the bound for the K = 1 models)"
             )
-    return ubar_posterior(c, k, fit, level, rng, draws=_DRAWS, ubar_prior=ubar_prior)
+    return ubar_posterior(
+        c, k, fit, confidence_level, rng, n_resamples=_DRAWS, ubar_prior=ubar_prior
+    )
 
 
 # |mu - accuracy| above this many standard errors of the observed accuracy flags a Beta that does
@@ -305,6 +312,7 @@ def _k1_here(pairs, pop, bound):
     return out, method
 
 
+@new_spellings
 def posterior_pairs_table(
     ds,
     *,
@@ -314,6 +322,7 @@ def posterior_pairs_table(
     on_missing: str = "raise",
     progress: bool = True,
     ubar_prior: str = "auto",
+    **old,
 ) -> pd.DataFrame:
     """All unordered model pairs: finite-sample and population paired differences.
 
@@ -377,6 +386,7 @@ def posterior_pairs_table(
     >>> len(df), bool((df["dbar_low"] < df["dbar_high"]).all())
     (3, True)
     """
+    reject_old("posterior_pairs_table", old)
     level = check_confidence_level(confidence_level)
     ds = complete(ds, on_missing=on_missing)
     bar = Progress("bayesnoise posterior pairs", enabled=progress)

@@ -194,7 +194,7 @@ def _exact_draws(c, k, mask, mu_d, kap_d, rng, chunk=2_000_000):
     return out
 
 
-def ubar_draws(c, k, mask, fit, draws: int, rng, *, sums=None, integrate_hyper: bool = True):
+def ubar_draws(c, k, mask, fit, n_resamples: int, rng, *, sums=None, integrate_hyper: bool = True):
     """Posterior draws of ubar, shape (M, draws); (mu, kappa) drawn from their posterior.
 
     Parameters
@@ -203,7 +203,7 @@ def ubar_draws(c, k, mask, fit, draws: int, rng, *, sums=None, integrate_hyper: 
         Validated counts and answered cells.
     fit : EmpiricalBayesFit
         Of the M models (flat model axis).
-    draws : int
+    n_resamples : int
     rng : numpy.random.Generator
     sums : KGroupSums, optional
         :func:`k_group_sums` of the counts, when already computed.
@@ -226,11 +226,11 @@ def ubar_draws(c, k, mask, fit, draws: int, rng, *, sums=None, integrate_hyper: 
     """
     sums = k_group_sums(c, k, mask) if sums is None else sums
     if integrate_hyper:
-        mu_d, kap_d = hyper_draws(fit, int(draws), rng)
+        mu_d, kap_d = hyper_draws(fit, int(n_resamples), rng)
     else:
-        mu_d = np.repeat(fit.mu.reshape(-1, 1), int(draws), axis=1)
-        kap_d = np.repeat(fit.kappa.reshape(-1, 1), int(draws), axis=1)
-    mu_d, kap_d = mu_d.reshape(-1, int(draws)), kap_d.reshape(-1, int(draws))
+        mu_d = np.repeat(fit.mu.reshape(-1, 1), int(n_resamples), axis=1)
+        kap_d = np.repeat(fit.kappa.reshape(-1, 1), int(n_resamples), axis=1)
+    mu_d, kap_d = mu_d.reshape(-1, int(n_resamples)), kap_d.reshape(-1, int(n_resamples))
     k1, k2, k3, k4 = conditional_cumulants(sums, mu_d, kap_d)
     sd, g1, g2 = shape(k2, k3, k4)
     # Shapes beyond the limits are clipped to them. That moves a 2.5% / 97.5% point by about

@@ -81,7 +81,7 @@ def _beta_max_loglik(cu, ku, w, eta, lam):
     return ll.reshape(n_models, n_nodes).max(axis=1)
 
 
-def beta_fit_test(cu, ku, w, fit, *, level: float = LEVEL):
+def beta_fit_test(cu, ku, w, fit, *, confidence_level: float = LEVEL):
     """Likelihood-ratio test of the Beta population against the NPMLE, per model.
 
     Parameters
@@ -90,7 +90,7 @@ def beta_fit_test(cu, ku, w, fit, *, level: float = LEVEL):
         Distinct cells per model (:func:`~bayesnoise.conjugate.likelihood.model_cells`).
     fit : EmpiricalBayesFit
         Of the same M models (flat model axis).
-    level : float, default 0.99
+    confidence_level : float, default 0.99
 
     Returns
     -------
@@ -115,7 +115,7 @@ def beta_fit_test(cu, ku, w, fit, *, level: float = LEVEL):
     df = k_max - 2.0
     testable = (df >= 1) & (fit.kappa_status != "assumed")
     threshold = np.full(k_max.shape, np.nan)
-    threshold[testable] = stats.chi2.ppf(level, df[testable])
+    threshold[testable] = stats.chi2.ppf(confidence_level, df[testable])
     start = beta_start(fit.mu, fit.kappa)
     lr = np.full(k_max.shape, np.nan)
     reject = np.zeros(k_max.shape, bool)
@@ -194,7 +194,7 @@ def mixture_cumulants(cum):
     return np.stack([mean, c2, c3, m4 - 3.0 * c2 * c2])
 
 
-def nonparametric_ubar(cu, ku, w, grid_weights, draws: int, rng, *, sweeps: int = SWEEPS):
+def nonparametric_ubar(cu, ku, w, grid_weights, n_resamples: int, rng, *, sweeps: int = SWEEPS):
     """Posterior of ubar under the nonparametric prior, with the prior's own uncertainty.
 
     The NPMLE with located atoms (:func:`~bayesnoise.conjugate.npmle.refine_atoms`, atoms
@@ -213,7 +213,7 @@ def nonparametric_ubar(cu, ku, w, grid_weights, draws: int, rng, *, sweeps: int 
         Distinct cells per model.
     grid_weights : numpy.ndarray, shape (M, GRID_POINTS)
         Grid EM weights (:func:`~bayesnoise.conjugate.npmle.npmle_grid`).
-    draws : int
+    n_resamples : int
         Posterior draws of ubar per model.
     rng : numpy.random.Generator
         For the draws of ubar given each sweep.
@@ -250,13 +250,13 @@ def nonparametric_ubar(cu, ku, w, grid_weights, draws: int, rng, *, sweeps: int 
     a_s, p_s = mixture_posterior_draws(cu, ku, w, atoms, weights, sweeps)
     n_models = w.shape[0]
     cum_s = np.empty((4, n_models, int(sweeps)))
-    out = np.empty((n_models, int(draws)))
+    out = np.empty((n_models, int(n_resamples)))
     step = max(1, _BLOCK // (int(sweeps) * w.shape[1] * atoms.shape[1]))
     for s0 in range(0, n_models, step):  # blocks of models: (models, sweeps, cells, atoms)
         sl = slice(s0, s0 + step)
         cells = (cu[sl, None], ku[sl, None], w[sl, None])
         cum_s[:, sl], post = categorical_cumulants(*cells, a_s[sl], p_s[sl])
-        out[sl] = _sweep_draws(cum_s[:, sl], post, a_s[sl], w[sl], int(draws), rng)
+        out[sl] = _sweep_draws(cum_s[:, sl], post, a_s[sl], w[sl], int(n_resamples), rng)
     return {
         "cumulants": mixture_cumulants(cum_s),
         "draws": out,
@@ -266,9 +266,9 @@ def nonparametric_ubar(cu, ku, w, grid_weights, draws: int, rng, *, sweeps: int 
     }
 
 
-def _sweep_draws(cum_s, post, atoms, w, draws, rng):
+def _sweep_draws(cum_s, post, atoms, w, n_resamples, rng):
     """ubar draws per model, ``draws / sweeps`` per sweep (see :func:`nonparametric_ubar`)."""
-    which = np.arange(draws) % cum_s.shape[-1]
+    which = np.arange(n_resamples) % cum_s.shape[-1]
     k1, k2, k3, k4 = (x[:, which] for x in cum_s)
     sd, g1, g2 = shape(k2, k3, k4)
     lim1, lim2 = SHAPE_LIMITS
@@ -285,7 +285,7 @@ def _sweep_draws(cum_s, post, atoms, w, draws, rng):
     n = counts.sum(axis=1)
     step = max(1, _BLOCK // (post.shape[-2] * post.shape[-1]))
     for m in np.flatnonzero(bad):
-        for d0 in range(0, draws, step):
+        for d0 in range(0, n_resamples, step):
             sel = which[d0 : d0 + step]
             hits = rng.multinomial(counts[m], post[m, sel])  # (D, U, S) questions per atom
             out[m, d0 : d0 + step] = (hits * atoms[m, sel][:, None, :]).sum(axis=(1, 2)) / n[m]
@@ -312,7 +312,9 @@ def _choose(cu, ku, w, fit, ubar_prior):
     return test["reject"], test["lr"], test["threshold"], test["grid_weights"]
 
 
-def ubar_posterior(c, k, fit, level, rng, *, draws: int = 1000, ubar_prior: str = "auto"):
+def ubar_posterior(
+    c, k, fit, confidence_level, rng, *, n_resamples: int = 1000, ubar_prior: str = "auto"
+):
     """The posterior of ubar per model, under the Beta population or the nonparametric prior.
 
     Parameters
@@ -321,10 +323,10 @@ def ubar_posterior(c, k, fit, level, rng, *, draws: int = 1000, ubar_prior: str 
         Validated counts (``k == 0``: not answered).
     fit : EmpiricalBayesFit
         Of the M models (flat model axis).
-    level : float
+    confidence_level : float
         Credible level of the interval.
     rng : numpy.random.Generator
-    draws : int, default 1000
+    n_resamples : int, default 1000
         Posterior draws per model (interval ends are their quantiles).
     ubar_prior : {"auto", "beta", "nonparametric", "binomial"}, default "auto"
         ``"auto"``: the nonparametric prior where the likelihood-ratio test rejects the Beta
@@ -377,9 +379,9 @@ def ubar_posterior(c, k, fit, level, rng, *, draws: int = 1000, ubar_prior: str 
     use, lr, threshold, start = _choose(cu, ku, w, fit, choice)
     use = use & ~bound
     cum = np.empty((4, n_models))
-    out = np.empty((n_models, int(draws)))
+    out = np.empty((n_models, int(n_resamples)))
     se = np.empty((2, n_models))
-    probs = tail_probabilities(level)
+    probs = tail_probabilities(confidence_level)
     beta = np.flatnonzero(~use & ~bound)
     if beta.size:
         # all rows when no model leaves the Beta: the draws are then those of the Beta alone
@@ -387,7 +389,7 @@ def ubar_posterior(c, k, fit, level, rng, *, draws: int = 1000, ubar_prior: str 
         sub = (c[rows], k[rows], mask[rows])
         fit_b = fit if beta.size == n_models else _fit_rows(fit, beta)
         sums = k_group_sums(*sub)
-        out[beta] = ubar_draws(*sub, fit_b, int(draws), rng, sums=sums)
+        out[beta] = ubar_draws(*sub, fit_b, int(n_resamples), rng, sums=sums)
         cum[:, beta] = ubar_cumulants(sums, fit_b)
         _, se[:, beta] = _quantile_with_mcse(out[beta], probs)
     idx = np.flatnonzero(use)
@@ -395,7 +397,7 @@ def ubar_posterior(c, k, fit, level, rng, *, draws: int = 1000, ubar_prior: str 
         sub = (cu[idx], ku[idx], w[idx])
         # a few hundred more grid iterations find the bumps; refine_atoms does the rest
         grid_w, _, _ = npmle_grid(*sub, start=start[idx], max_iter=_GRID_ITER)
-        got = nonparametric_ubar(*sub, grid_w, int(draws), rng)
+        got = nonparametric_ubar(*sub, grid_w, int(n_resamples), rng)
         cum[:, idx], out[idx] = got["cumulants"], got["draws"]
         _, se_np = _quantile_with_mcse(got["draws"], probs)
         # the draws share a sweep's atoms and weights ``draws / sweeps`` at a time and
@@ -405,7 +407,7 @@ def ubar_posterior(c, k, fit, level, rng, *, draws: int = 1000, ubar_prior: str 
     idx = np.flatnonzero(bound)
     if idx.size:  # K = 1: the kappa-free bound, exact ends
         right = np.where(mask[idx], c[idx], 0).sum(axis=1)
-        got = binomial_ubar(right, mask[idx].sum(axis=1), level, int(draws), rng)
+        got = binomial_ubar(right, mask[idx].sum(axis=1), confidence_level, int(n_resamples), rng)
         cum[:, idx], out[idx], se[:, idx] = got["cumulants"], got["draws"], got["mcse"]
         lr[idx] = threshold[idx] = np.nan
     low, high = (np.quantile(out, p, axis=1) for p in probs)

@@ -247,7 +247,7 @@ def bayes_regression_test(
     >>> from bayesnoise.conjugate import paired_population_posterior
     >>> d = np.random.default_rng(0).choice([-1.0, 0.0, 1.0], p=[0.2, 0.7, 0.1], size=300)
     >>> r = bayes_regression_test(d, n_resamples=2000)
-    >>> ref = paired_population_posterior(d, draws=2000)["prob_a_better"]
+    >>> ref = paired_population_posterior(d, n_resamples=2000)["prob_a_better"]
     >>> bool(np.isclose(r["prob_no_regression"], ref))
     True
     """
@@ -374,13 +374,15 @@ def _outcome(low, regression, margin) -> str:
     return "no regression shown"
 
 
-def _line(change, low, high, level, evidence, outcome, *, all_zero=False, questions=0) -> str:
+def _line(
+    change, low, high, confidence_level, evidence, outcome, *, all_zero=False, questions=0
+) -> str:
     if np.isnan(low) or np.isnan(high):
         interval = "no interval from so few differences"
     elif change < 0:
-        interval = f"[{-high:.3f}, {-low:.3f}] ({level:.0%} interval)"
+        interval = f"[{-high:.3f}, {-low:.3f}] ({confidence_level:.0%} interval)"
     else:
-        interval = f"[{low:.3f}, {high:.3f}] ({level:.0%} interval)"
+        interval = f"[{low:.3f}, {high:.3f}] ({confidence_level:.0%} interval)"
     if all_zero:
         text = (
             f"no difference observed: candidate and baseline score the same on all "

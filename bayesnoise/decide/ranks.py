@@ -22,7 +22,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from bayesnoise._common import check_confidence_level, tail_probabilities, triu_pairs
+from bayesnoise._common import (
+    check_confidence_level,
+    new_spellings,
+    reject_old,
+    tail_probabilities,
+    triu_pairs,
+)
 from bayesnoise.data import MODEL, DataError, attr, complete
 from bayesnoise.frequentist import bootstrap_means, pair_noise
 
@@ -130,7 +136,7 @@ def hierarchical_draws(
     estimates,
     cov,
     *,
-    draws: int = 4000,
+    n_resamples: int = 4000,
     rng=None,
     tau_scale: float | None = None,
     tau_max: float = TAU_MAX,
@@ -161,7 +167,7 @@ def hierarchical_draws(
     cov : array_like, shape (M, M)
         Covariance of the estimates (score units squared), e.g. the paired covariance of the
         mean scores ``np.cov(p, ddof=0) / N``.
-    draws : int, default 4000
+    n_resamples : int, default 4000
     rng : numpy.random.Generator, optional
     tau_scale : float, optional
         Scale of tau's half-Cauchy prior (score units).
@@ -194,7 +200,7 @@ def hierarchical_draws(
         # Sigma = 0 (e.g. every model has the same score on every question): the estimates
         # are exact, theta = x, and tau is their spread (the grid below would overflow)
         tau = float(x.std(ddof=1)) if x.size > 1 else 0.0
-        return np.repeat(x[:, None], draws, axis=1), np.full(draws, tau)
+        return np.repeat(x[:, None], n_resamples, axis=1), np.full(n_resamples, tau)
     lam = np.maximum(lam, 1e-6 * max(lam.mean(), np.finfo(float).tiny))
     one, y = q.T @ np.ones(x.size), q.T @ x
     taus = np.geomspace(1e-4 * np.sqrt(lam.mean()), tau_max, grid)
@@ -208,24 +214,26 @@ def hierarchical_draws(
     # half-Cauchy density in tau, times tau for the log-spaced grid
     logpost = loglik + np.log(taus) - np.log1p((taus / scale) ** 2)
     weight = np.exp(logpost - logpost.max())
-    node = rng.choice(grid, size=draws, p=weight / weight.sum())
+    node = rng.choice(grid, size=n_resamples, p=weight / weight.sum())
     t_d, w_d = t[node], w[node]  # (D, 1), (D, M)
     mean = m0[node, None] + (t_d * w_d * (y - m0[node, None] * one)) @ q.T
     sd = np.sqrt(t_d * lam * w_d)  # tau^2 I - tau^4 V^-1 in the eigenbasis
     a = (lam * w_d * one) @ q.T  # Sigma V^-1 1: how m0's uncertainty moves each theta
-    common = rng.standard_normal(draws) / np.sqrt(s1[node])
-    theta = mean + (sd * rng.standard_normal((draws, x.size))) @ q.T + a * common[:, None]
+    common = rng.standard_normal(n_resamples) / np.sqrt(s1[node])
+    theta = mean + (sd * rng.standard_normal((n_resamples, x.size))) @ q.T + a * common[:, None]
     return theta.T, taus[node]
 
 
+@new_spellings
 def rank_table(
     ds,
     *,
-    method: str = "hierarchical",
+    model: str = "hierarchical",
     n_resamples: int = 4000,
     confidence_level: float = 0.95,
     rng: int | None = 0,
     on_missing: str = "raise",
+    **old,
 ) -> pd.DataFrame:
     """Per model: P(best), expected rank, a rank interval and the group tied with the top.
 
@@ -233,7 +241,8 @@ def rank_table(
     ----------
     ds : xarray.Dataset
         From :func:`bayesnoise.load`, at least two models.
-    method : {"hierarchical", "bootstrap", "bayes"}
+    model : {"hierarchical", "bootstrap", "bayes"}
+        How the accuracies are modelled (the ``ranks`` verb's ``model=``).
         ``"hierarchical"`` (default): posterior of the population accuracies under a normal
         hierarchy over the models (:func:`hierarchical_draws`, with the paired covariance
         of the mean scores); it shrinks the leader's luck and its P(best) is calibrated.
@@ -261,7 +270,7 @@ def rank_table(
         the Holm-adjusted p-values of the pairs table (:func:`pair_noise`, z test of the
         population difference) at alpha = 1 - ``confidence_level``: two models share a letter
         exactly when that test does not separate them; the best model has ``a``. ``attrs``:
-        ``method``, ``n_resamples``, ``about`` ("population" or "these questions") and, for
+        ``model``, ``n_resamples``, ``about`` ("population" or "these questions") and, for
         ``"hierarchical"``, ``tau`` (posterior median of the spread of the models'
         accuracies).
 
@@ -274,8 +283,13 @@ def rank_table(
     >>> rank_table(ds, n_resamples=1000)["model"].tolist()
     ['a', 'b', 'c']
     """
-    if method not in RANK_METHODS:
-        raise ValueError(f"method must be one of {RANK_METHODS}, got {method!r}")
+    reject_old(
+        "rank_table",
+        old,
+        {"method": "model= (values hierarchical, bootstrap, bayes), as the ranks verb"},
+    )
+    if model not in RANK_METHODS:
+        raise ValueError(f"model must be one of {RANK_METHODS}, got {model!r}")
     source = attr(ds, "source")
     names = ds[MODEL].values.astype(str)
     if names.size == 1:
@@ -283,7 +297,7 @@ def rank_table(
     ds = complete(ds, on_missing=on_missing)
     correct, count = ds["correct"].values, ds["samples"].values
     accuracy = np.mean(correct / count, axis=1)
-    if method != "bayes" and np.all(correct / count == accuracy[:, None]):
+    if model != "bayes" and np.all(correct / count == accuracy[:, None]):
         warnings.warn(
             "ranks: each model has the same score on every question, so the standard errors "
             "are 0 and the ranks follow the accuracies exactly"
@@ -292,21 +306,23 @@ def rank_table(
             stacklevel=2,
         )
     extra = {}
-    if method == "hierarchical":
+    if model == "hierarchical":
         p = correct / count
         gen = np.random.default_rng(rng)
         cov = np.atleast_2d(np.cov(p, ddof=0)) / p.shape[1]
-        x, tau = hierarchical_draws(accuracy, cov, draws=n_resamples, rng=gen)
+        x, tau = hierarchical_draws(accuracy, cov, n_resamples=n_resamples, rng=gen)
         center, about = x.mean(axis=1), "population"
         extra["tau"] = float(np.median(tau))
-    elif method == "bootstrap":
+    elif model == "bootstrap":
         gen = np.random.default_rng(rng)
         x = bootstrap_means(correct / count, n_resamples=n_resamples, rng=gen)
         center, about = accuracy, "population"
     else:
         from bayesnoise.conjugate import finite_sample_posterior
 
-        post = finite_sample_posterior(correct, count, draws=n_resamples, rng=rng, keep_draws=True)
+        post = finite_sample_posterior(
+            correct, count, n_resamples=n_resamples, rng=rng, keep_draws=True
+        )
         x, center, about = post.ubar_draws, post.ubar_mean, "these questions"
     out = rank_summary(x, center, confidence_level=confidence_level)
     df = pd.DataFrame({"model": ds[MODEL].values.astype(str), "accuracy": accuracy, **out})
@@ -320,5 +336,5 @@ def rank_table(
     except ValueError as err:  # a display too large to read
         warnings.warn(f"ranks: no group letters: {err}", UserWarning, stacklevel=2)
         df["group"] = None
-    df.attrs.update(method=method, n_resamples=int(n_resamples), about=about, **extra)
+    df.attrs.update(model=model, n_resamples=int(n_resamples), about=about, **extra)
     return df[RANK_COLUMNS]

@@ -196,7 +196,7 @@ def _pair_models(accuracy, max_pair_models):
     return np.sort(ranked[picks])
 
 
-def _summary(low, high, truth, level):
+def _summary(low, high, truth, confidence_level):
     """Pooled coverage over units and replicates, with a replicate-clustered Monte Carlo SE."""
     finite = np.isfinite(low) & np.isfinite(high)
     printed = finite.any(axis=0)  # a unit whose interval is never printed is left out
@@ -219,11 +219,11 @@ def _summary(low, high, truth, level):
     mcse = float(per_replicate.std(ddof=1) / np.sqrt(r)) if r > 1 else np.nan
     # the flag's SE is never below the binomial SE at the nominal level with every
     # (replicate, unit) independent: a coverage of exactly 1 has an estimated SE of 0
-    se = np.nanmax([mcse, np.sqrt(level * (1.0 - level) / (r * units))])
-    if abs(coverage - level) <= 2.0 * se:
+    se = np.nanmax([mcse, np.sqrt(confidence_level * (1.0 - confidence_level) / (r * units))])
+    if abs(coverage - confidence_level) <= 2.0 * se:
         status = "ok"
     else:
-        status = "under" if coverage < level else "over"
+        status = "under" if coverage < confidence_level else "over"
     return {
         "units": units,
         "coverage": coverage,
@@ -242,7 +242,7 @@ def _quiet(fn, *args, **kwargs):
             return fn(*args, **kwargs)
 
 
-def _model_block(cs, k, names, level, seed):
+def _model_block(cs, k, names, confidence_level, rng):
     """Per-model interval ends of a block of replicates: name -> (low, high), (B, M)."""
     b, m, n = cs.shape
     ds = from_arrays(
@@ -250,7 +250,7 @@ def _model_block(cs, k, names, level, seed):
         np.broadcast_to(k, (b, m, n)).reshape(b * m, n),
         models=[f"r{i}:{name}" for i in range(b) for name in names],
     )
-    df = _quiet(compare_models, ds, confidence_level=level, rng=seed, progress=False)
+    df = _quiet(compare_models, ds, confidence_level=confidence_level, rng=rng, progress=False)
     return {
         name: tuple(df[f"{name}_{end}"].to_numpy(float).reshape(b, m) for end in ("low", "high"))
         for name, (unit, _) in INTERVALS.items()
@@ -258,7 +258,7 @@ def _model_block(cs, k, names, level, seed):
     }
 
 
-def _pair_group(cs, k, level, seed):
+def _pair_group(cs, k, confidence_level, rng):
     """Pair interval ends of G replicates at once: name -> (low, high), (G, S (S - 1) / 2).
 
     ``cs`` (G, S, N) holds S models per replicate. They go through one
@@ -271,7 +271,7 @@ def _pair_group(cs, k, level, seed):
         np.broadcast_to(k, (g, s, n)).reshape(g * s, n),
         models=[f"r{i}m{j}" for i in range(g) for j in range(s)],
     )
-    df = _quiet(compare_pairs, ds, confidence_level=level, rng=seed, on_missing="raise")
+    df = _quiet(compare_pairs, ds, confidence_level=confidence_level, rng=rng, on_missing="raise")
     ia, ib = np.triu_indices(s, k=1)
     a = (np.arange(g)[:, None] * s + ia).ravel()  # the within-replicate pairs, in the
     b = (np.arange(g)[:, None] * s + ib).ravel()  # upper-triangle order of all G x S models
@@ -285,7 +285,7 @@ def _pair_group(cs, k, level, seed):
     }
 
 
-def _simulate(u, k, names, sel, replicates, level, rng, bar, label):
+def _simulate(u, k, names, sel, n_resamples, confidence_level, rng, bar, label):
     """Interval ends and truths of every replicate from the atoms ``u`` (M, N)."""
     m, n = u.shape
     pop_mean = u.mean(axis=1)
@@ -293,16 +293,16 @@ def _simulate(u, k, names, sel, replicates, level, rng, bar, label):
     pa, pb = sel[ia], sel[ib]
     ends = {name: ([], []) for name in INTERVALS}
     truths = {name: [] for name in INTERVALS}
-    block = max(1, min(replicates, _BLOCK_CELLS // (m * n)))
+    block = max(1, min(n_resamples, _BLOCK_CELLS // (m * n)))
     done = 0
-    while done < replicates:
-        b = min(block, replicates - done)
+    while done < n_resamples:
+        b = min(block, n_resamples - done)
         idx = rng.integers(0, n, size=(b, n))
         us = np.moveaxis(u[:, idx], 0, 1)  # (B, M, N): the same questions for every model
         cs = rng.binomial(k[None], us)
         ubar = us.mean(axis=2)
         seeds = rng.integers(0, 2**31 - 1, size=b + 1)
-        got = _model_block(cs, k, names, level, int(seeds[-1]))
+        got = _model_block(cs, k, names, confidence_level, int(seeds[-1]))
         for name, (low, high) in got.items():
             ends[name][0].append(low)
             ends[name][1].append(high)
@@ -311,7 +311,7 @@ def _simulate(u, k, names, sel, replicates, level, rng, bar, label):
         group = max(1, _PAIR_GROUP_MODELS // max(sel.size, 1))
         for i in range(0, b if sel.size >= 2 else 0, group):
             j = min(b, i + group)
-            got = _pair_group(cs[i:j][:, sel], k[sel], level, int(seeds[i]))
+            got = _pair_group(cs[i:j][:, sel], k[sel], confidence_level, int(seeds[i]))
             for name, (low, high) in got.items():
                 ends[name][0].append(low)
                 ends[name][1].append(high)
@@ -319,9 +319,9 @@ def _simulate(u, k, names, sel, replicates, level, rng, bar, label):
                     truths[name].append(ubar[i:j, pa] - ubar[i:j, pb])
                 else:
                     truths[name].append(np.broadcast_to(pop_mean[pa] - pop_mean[pb], low.shape))
-            bar.update(f"{label}: replicate {done + j} of {replicates}")
+            bar.update(f"{label}: replicate {done + j} of {n_resamples}")
         done += b
-        bar.update(f"{label}: replicate {done} of {replicates}")
+        bar.update(f"{label}: replicate {done} of {n_resamples}")
     return {
         name: tuple(np.concatenate(x) for x in (*ends[name], truths[name]))
         for name in INTERVALS

@@ -5,14 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bayesnoise._common import pair_table, triu_pairs
+from bayesnoise._common import new_spellings, pair_table, reject_old, triu_pairs
 from bayesnoise.data import complete
 
 __all__ = ["compare_models", "compare_pairs"]
 
 
+@new_spellings
 def compare_models(
-    ds, *, confidence_level: float = 0.95, rng: int = 0, progress: bool = True
+    ds, *, confidence_level: float = 0.95, rng: int = 0, progress: bool = True, **old
 ) -> pd.DataFrame:
     """Frequentist and Bayesian intervals for each model's accuracy, side by side.
 
@@ -62,6 +63,7 @@ def compare_models(
     >>> bool((out.ubar_high - out.ubar_low < out.mu_high - out.mu_low).all())
     True
     """
+    reject_old("compare_models", old)
     from bayesnoise import conjugate, frequentist
 
     freq = frequentist.model_noise(ds, confidence_level=confidence_level)
@@ -89,6 +91,7 @@ def compare_models(
     )
 
 
+@new_spellings
 def compare_pairs(
     ds,
     *,
@@ -97,6 +100,7 @@ def compare_pairs(
     on_missing: str = "raise",
     max_difference: float | None = None,
     progress: bool = True,
+    **old,
 ) -> pd.DataFrame:
     """Frequentist and Bayesian answers for every pair (a - b), side by side.
 
@@ -145,6 +149,7 @@ def compare_pairs(
     >>> compare_pairs(ds)[["model_a", "model_b"]].values.tolist()
     [['a', 'b'], ['a', 'c'], ['b', 'c']]
     """
+    reject_old("compare_pairs", old)
     from bayesnoise import conjugate, frequentist
 
     ds = complete(ds, on_missing=on_missing)

@@ -17,7 +17,13 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from bayesnoise._common import check_confidence_level, pair_table, triu_pairs
+from bayesnoise._common import (
+    check_confidence_level,
+    new_spellings,
+    pair_table,
+    reject_old,
+    triu_pairs,
+)
 from bayesnoise.data import MODEL, complete
 
 __all__ = [
@@ -44,7 +50,7 @@ def _wishart_roots(rng: np.random.Generator, rows: int, m: int, df: int) -> np.n
 def max_abs_t_draws(
     cov,
     *,
-    n_draws: int,
+    n_resamples: int,
     rng: np.random.Generator,
     df: int | None = None,
     variance: str = "wishart",
@@ -63,7 +69,7 @@ def max_abs_t_draws(
         Covariance of the M model means (positive semi-definite; e.g. C / N with C the
         covariance of the per-question scores). Pairs whose difference has variance zero up to
         rounding (1e-12 times the largest variance) are left out of the maximum.
-    n_draws : int
+    n_resamples : int
         Number of draws.
     rng : numpy.random.Generator
     df : int, optional
@@ -81,10 +87,10 @@ def max_abs_t_draws(
     Examples
     --------
     >>> rng = np.random.default_rng(0)
-    >>> t = max_abs_t_draws(np.eye(2), n_draws=20000, rng=rng)  # one pair: |Z|
+    >>> t = max_abs_t_draws(np.eye(2), n_resamples=20000, rng=rng)  # one pair: |Z|
     >>> round(float(np.quantile(t, 0.95)), 1)
     2.0
-    >>> t = max_abs_t_draws(np.eye(2), n_draws=20000, rng=rng, df=4)  # one pair: |t_4|, 2.78
+    >>> t = max_abs_t_draws(np.eye(2), n_resamples=20000, rng=rng, df=4)  # one pair: |t_4|, 2.78
     >>> round(float(np.quantile(t, 0.95)), 1)
     2.8
     """
@@ -96,7 +102,7 @@ def max_abs_t_draws(
     var = np.diag(cov)[ia] + np.diag(cov)[ib] - 2 * cov[ia, ib]
     keep = var > 1e-12 * max(float(np.max(np.diag(cov), initial=0.0)), 1e-300)
     ia, ib, sd = ia[keep], ib[keep], np.sqrt(var[keep])
-    out = np.zeros(n_draws)
+    out = np.zeros(n_resamples)
     if ia.size == 0:
         return out
     if df is not None and df < 1:
@@ -107,8 +113,8 @@ def max_abs_t_draws(
     q = m if df is None or shared else min(m, df)
     chunk = max(1, 2**22 // (ia.size + 3 * m * q))  # keep each block <= 32 MB
     diff = root[ia] - root[ib]  # x_a - x_b = (root_a - root_b) . g
-    for start in range(0, n_draws, chunk):
-        rows = min(chunk, n_draws - start)
+    for start in range(0, n_resamples, chunk):
+        rows = min(chunk, n_resamples - start)
         x = rng.standard_normal((rows, m)) @ diff.T
         if df is None:
             scale = sd
@@ -123,6 +129,7 @@ def max_abs_t_draws(
     return out
 
 
+@new_spellings
 def simultaneous_intervals(
     ds,
     *,
@@ -132,6 +139,7 @@ def simultaneous_intervals(
     variance: str = "auto",
     rng: int | None = 0,
     on_missing: str = "raise",
+    **old,
 ) -> pd.DataFrame:
     """Intervals for every pair difference a - b that hold simultaneously.
 
@@ -189,6 +197,7 @@ def simultaneous_intervals(
     >>> bool(1.97 < c < out.attrs["bonferroni_critical_value"])
     True
     """
+    reject_old("simultaneous_intervals", old)
     from bayesnoise.frequentist import pair_noise_dataset, paired_t_statistic
 
     level = check_confidence_level(confidence_level)
@@ -213,7 +222,9 @@ def simultaneous_intervals(
             m = cov.shape[0]
             variance = "wishart" if m * m * min(m, dof) * n_resamples <= 2e9 else "shared"
         gen = np.random.default_rng(rng)
-        t = np.sort(max_abs_t_draws(cov, n_draws=n_resamples, rng=gen, df=dof, variance=variance))
+        t = np.sort(
+            max_abs_t_draws(cov, n_resamples=n_resamples, rng=gen, df=dof, variance=variance)
+        )
         c = float(np.quantile(t, level, method="inverted_cdf"))
         h = 0.05 * c  # density of max |T| at c by a central difference of the empirical cdf
         density = (np.searchsorted(t, c + h) - np.searchsorted(t, c - h)) / (2 * h * n_resamples)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayesnoise._common import z_from_level
+from bayesnoise._common import new_spellings, reject_old, z_from_level
 from bayesnoise.frequentist import _score
 
 ACCURACY_METHODS = ("wilson", "wald")
@@ -45,6 +45,7 @@ def _score_accuracy(accuracy, var_per_question, n_questions, z, *, fallback, cap
     return _score.wilson(accuracy, n_eff, z)
 
 
+@new_spellings
 def accuracy_interval(
     accuracy,
     var_mean,
@@ -53,6 +54,7 @@ def accuracy_interval(
     samples_per_question=None,
     confidence_level: float = 0.95,
     method: str = "wilson",
+    **old,
 ):
     """Interval for a model's accuracy on the *population* of questions (data + prediction noise).
 
@@ -104,6 +106,7 @@ def accuracy_interval(
     >>> float(low), round(float(high), 4)
     (0.0, 0.1135)
     """
+    reject_old("accuracy_interval", old)
     _check(method, ACCURACY_METHODS)
     z = z_from_level(confidence_level)
     n = np.asarray(n_questions, dtype=float)
@@ -183,6 +186,7 @@ def _pair_moments(accuracy_a, accuracy_b, var_a, var_b, var_difference):
     return a, b, va, vb, vd, phi
 
 
+@new_spellings
 def difference_interval(
     accuracy_a,
     accuracy_b,
@@ -194,6 +198,7 @@ def difference_interval(
     samples_per_question=None,
     confidence_level: float = 0.95,
     method: str = "tango",
+    **old,
 ):
     """Interval for the paired difference of two models' *population* accuracies (a - b).
 
@@ -286,6 +291,7 @@ def difference_interval(
     >>> bool(np.allclose([low, high], [ci.low, ci.high]))
     True
     """
+    reject_old("difference_interval", old)
     _check(method, DIFFERENCE_METHODS)
     z = z_from_level(confidence_level)
     n = np.asarray(n_questions, dtype=float)

@@ -8,7 +8,14 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnoise._common import one_line, pair_table, see_warnings, triu_pairs
+from bayesnoise._common import (
+    new_spellings,
+    one_line,
+    pair_table,
+    reject_old,
+    see_warnings,
+    triu_pairs,
+)
 from bayesnoise._progress import Progress
 from bayesnoise.data import MODEL, DataError, attr, complete
 from bayesnoise.frequentist import _core, _score
@@ -67,8 +74,9 @@ MODEL_COLUMNS = [
 ]
 
 
+@new_spellings
 def model_noise(
-    ds: xr.Dataset, *, correction: bool = True, confidence_level: float | None = None
+    ds: xr.Dataset, *, correction: bool = True, confidence_level: float | None = None, **old
 ) -> pd.DataFrame:
     """Per-model accuracy and total / data / prediction noise.
 
@@ -106,6 +114,7 @@ def model_noise(
     >>> bool(np.isclose(row.data + row.prediction, row.total))
     True
     """
+    reject_old("model_noise", old)
     p, w, k = _arrays(ds)
     comps = _core.model_components(p, w, k, correction=correction)
     n = comps["questions"]
@@ -139,9 +148,9 @@ def pair_noise_dataset(
     *,
     on_missing: str = "raise",
     correction: bool = True,
-    n_boot: int = 0,
+    n_resamples: int = 0,
+    resampling: str = "both",
     rng: int | None = 0,
-    n_permutations: int = 0,
     progress: bool = True,
 ) -> xr.Dataset:
     """All-pairs paired noise as M x M matrices with dims ``(model_a, model_b)``.
@@ -154,13 +163,14 @@ def pair_noise_dataset(
     * of the comparison measured, the K-averaged per-question differences d_i: ``p_value``
       (paired t test: t = z sqrt((N - 1) / N) against Student t with N - 1 degrees of freedom),
       ``p_value_sign_questions`` (exact sign test on the signs of d_i, ties
-      dropped; ``questions_a_above`` counts d_i > 0) and, with ``n_permutations > 0``,
+      dropped; ``questions_a_above`` counts d_i > 0) and, with ``n_resamples > 0`` and
+      ``resampling`` "both" or "permutation",
       ``p_value_permutation`` (sign-flip permutation test of sum_i d_i, seeded by ``rng``);
     * Eval-Arena's one-sample-level tests on the expected win counts ``wins_a``
       (sum_i p_a (1 - p_b)): ``p_value_sign_one_sample`` and ``p_value_mcnemar_one_sample``. At K > 1 they
       test a one-sample-per-question comparison and are nearly powerless for the averaged one.
 
-    With ``n_boot > 0`` also ``se_bootstrap`` (paired bootstrap over questions, seeded by
+    With ``n_resamples > 0`` and ``resampling`` "both" or "bootstrap" also ``se_bootstrap`` (paired bootstrap over questions, seeded by
     ``rng``). ``z`` is NaN, with the reason in ``attrs["note"]``, where var_i(p_a - p_b)
     is zero up to rounding (<= 1e-12 times the square of the largest |score| of the two models).
 
@@ -172,12 +182,14 @@ def pair_noise_dataset(
         What to do when models do not cover the same questions.
     correction : bool, default True
         Small-K correction of the paired data/prediction split.
-    n_boot : int, default 0
-        Paired bootstrap replicates (0: none).
+    n_resamples : int, default 0
+        Paired bootstrap replicates and random sign vectors of the permutation test, for the
+        columns ``resampling`` names (0: no ``se_bootstrap``, no ``p_value_permutation``).
+    resampling : {"both", "bootstrap", "permutation"}, default "both"
+        Which resampling ``n_resamples`` counts: both, only the bootstrap or only the
+        permutation test.
     rng : int or numpy.random.Generator, optional
         Seed of the bootstrap and of the permutations.
-    n_permutations : int, default 0
-        Random sign vectors of the permutation test (0: no ``p_value_permutation``).
     progress : bool, default True
         Show the steps on standard error when they take more than a second.
 
@@ -204,6 +216,10 @@ def pair_noise_dataset(
             f"{attr(ds, 'source')}: pairs need at least two models; it holds "
             f"{ds.sizes[MODEL]} ({', '.join(map(str, ds[MODEL].values))})"
         )
+    if resampling not in ("both", "bootstrap", "permutation"):
+        raise ValueError(f"resampling must be both, bootstrap or permutation; not {resampling!r}")
+    n_boot = n_resamples if resampling in ("both", "bootstrap") else 0
+    n_permutations = n_resamples if resampling in ("both", "permutation") else 0
     ds = complete(ds, on_missing=on_missing)
     _warn_small_n(ds, ds.sizes["question"])
     bar = Progress("bayesnoise pairs", enabled=progress)
@@ -263,9 +279,9 @@ def pair_noise_dataset(
         cov = _core.bootstrap_cov(p, n_resamples=n_boot, rng=np.random.default_rng(rng))
         var = np.diag(cov)
         out["se_bootstrap"] = (dims, np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * cov, 0)))
-        out.attrs["n_boot"] = int(n_boot)
-    if n_permutations > 0:
-        out.attrs["n_permutations"] = int(n_permutations)
+    if n_resamples > 0:
+        out.attrs["n_resamples"] = int(n_resamples)
+        out.attrs["resampling"] = resampling
     bar.close()
     return out
 
@@ -302,6 +318,7 @@ def _pair_rows(mat: xr.Dataset, columns: list[str]) -> pd.DataFrame:
     return df
 
 
+@new_spellings
 def pair_noise(
     ds: xr.Dataset,
     *,
@@ -314,6 +331,7 @@ def pair_noise(
     confidence_level: float | None = None,
     adjust: str = "holm",
     progress: bool = True,
+    **old,
 ) -> pd.DataFrame:
     """Tidy table of all unordered model pairs (a before b in the dataset's model order).
 
@@ -372,21 +390,20 @@ def pair_noise(
     >>> len(pair_noise(ds))
     3
     """
+    reject_old("pair_noise", old)
     from .multiplicity import adjust_pvalues
 
-    if resampling not in ("both", "bootstrap", "permutation"):
-        raise ValueError(f"resampling must be both, bootstrap or permutation; not {resampling!r}")
-    n_boot = n_resamples if resampling in ("both", "bootstrap") else 0
-    n_permutations = n_resamples if resampling in ("both", "permutation") else 0
     mat = pair_noise_dataset(
         ds,
         on_missing=on_missing,
         correction=correction,
-        n_boot=n_boot,
+        n_resamples=n_resamples,
+        resampling=resampling,
         rng=rng,
-        n_permutations=n_permutations,
         progress=progress,
     )
+    n_boot = n_resamples if resampling in ("both", "bootstrap") else 0
+    n_permutations = n_resamples if resampling in ("both", "permutation") else 0
     tests = ["p_value_permutation"] if n_permutations > 0 else []
     extra = [*ONE_SAMPLE_COLUMNS, "total", "data", "prediction"]
     extra += ["se_bootstrap"] if n_boot > 0 else []

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import xarray as xr
 
-from bayesnoise._common import ConfidenceInterval
+from bayesnoise._common import ConfidenceInterval, new_spellings, reject_old
 from bayesnoise.data import MODEL, complete
 from bayesnoise.frequentist import _core, _score
 from bayesnoise.frequentist.intervals import difference_interval
@@ -96,15 +96,16 @@ class PairedTestResult:
         return ConfidenceInterval(float(low), float(high))
 
 
+@new_spellings
 def paired_test(
     ds: xr.Dataset,
-    model_a: str,
-    model_b: str,
-    *,
+    pair: tuple[str, str] | None = None,
+    *old_args,
     method: str = "t",
     on_missing: str = "raise",
     n_resamples: int | None = None,
     rng: int | None = 0,
+    **old,
 ) -> PairedTestResult:
     """Test whether two models differ on the same questions.
 
@@ -116,8 +117,8 @@ def paired_test(
     ----------
     ds : xarray.Dataset
         From :func:`bayesnoise.load`, holding both models.
-    model_a, model_b : str
-        Model names; the difference is ``a - b``.
+    pair : (str, str)
+        The two models ``(A, B)``; the difference is ``A - B``.
     method : {"t", "sign", "permutation", "bootstrap", "sign_one_sample", "mcnemar_one_sample"}
         Tests of the difference measured, of the per-question averages d_i = p_a,i - p_b,i:
         ``t``: the paired t test, t = z sqrt((N - 1) / N) with z = difference / se_difference and
@@ -158,16 +159,28 @@ def paired_test(
     >>> a = rng.random(400) < 0.7
     >>> b = np.where(rng.random(400) < 0.9, a, ~a)
     >>> ds = from_arrays(np.stack([a, b]), np.ones((2, 400)), models=["a", "b"])
-    >>> res = paired_test(ds, "a", "b")
+    >>> res = paired_test(ds, pair=("a", "b"))
     >>> ci = res.confidence_interval(confidence_level=0.9)
     >>> bool(ci.low < res.difference < ci.high)
     True
     """
+    reject_old(
+        "paired_test",
+        old,
+        {"model_a": "pair=(A, B)", "model_b": "pair=(A, B)"},
+        old_args=old_args,
+        positional="paired_test(ds, A, B) is now paired_test(ds, pair=(A, B))",
+    )
+    if pair is None:
+        raise TypeError("paired_test(): pair=(A, B) is required (the two models)")
+    if isinstance(pair, str) or len(pair) != 2:
+        raise ValueError(f"pair must be two model names (A, B); got {pair!r}")
+    model_a, model_b = pair
     for name in (model_a, model_b):
         if name not in ds[MODEL].values:
             raise KeyError(f"no model {name!r}; models are {list(map(str, ds[MODEL].values))}")
     if model_a == model_b:
-        raise ValueError("model_a and model_b are the same model")
+        raise ValueError(f"pair names the same model twice: {model_a!r}")
     if method == "z":
         raise ValueError(
             "method 'z' is now 't': its p-value was always the paired t test's (N - 1 df), "
@@ -178,7 +191,8 @@ def paired_test(
     sub = complete(ds.sel({MODEL: [model_a, model_b]}), on_missing=on_missing)
     n_boot = (2000 if n_resamples is None else n_resamples) if method == "bootstrap" else 0
     n_perm = (9999 if n_resamples is None else n_resamples) if method == "permutation" else 0
-    mat = pair_noise_dataset(sub, n_boot=n_boot, rng=rng, n_permutations=n_perm)
+    resampling = "bootstrap" if method == "bootstrap" else "permutation"
+    mat = pair_noise_dataset(sub, n_resamples=n_boot + n_perm, resampling=resampling, rng=rng)
     cell = mat.isel(model_a=0, model_b=1)
     n = mat.attrs["questions"]
     keys = ("total", "data", "prediction", "se_total", "se_data", "se_prediction", "se_difference")

@@ -96,7 +96,7 @@ def power_tuned_lambda(y, yhat, yhat_unlabelled) -> float:
     return float(np.clip(cov / ((1.0 + n / big_n) * var), 0.0, 1.0))
 
 
-def z_interval(estimate, se, level, alternative):
+def z_interval(estimate, se, confidence_level, alternative):
     """Normal interval ``estimate +- z se`` (one-sided: one end infinite).
 
     Examples
@@ -105,9 +105,9 @@ def z_interval(estimate, se, level, alternative):
     [0.304, 0.696]
     """
     if alternative == "two-sided":
-        z = special.ndtri(0.5 + level / 2.0)
+        z = special.ndtri(0.5 + confidence_level / 2.0)
         return estimate - z * se, estimate + z * se
-    z = special.ndtri(level)
+    z = special.ndtri(confidence_level)
     if alternative == "greater":
         return estimate - z * se, np.inf
     return -np.inf, estimate + z * se

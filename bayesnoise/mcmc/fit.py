@@ -20,7 +20,7 @@ from typing import Any, Literal
 import numpy as np
 import xarray as xr
 
-from bayesnoise._common import seed_of
+from bayesnoise._common import new_spellings, reject_old, seed_of
 
 from .diagnostics import ConvergenceWarning, check_convergence, default_var_names, warn_user
 from .inputs import BuiltModel
@@ -32,6 +32,7 @@ __all__ = ["fit", "load_fit", "save_fit"]
 _CHUNK_CELLS = 4_000_000
 
 
+@new_spellings
 def fit(
     model: BuiltModel,
     *,
@@ -46,6 +47,7 @@ def fit(
     derived: bool = True,
     check: bool = True,
     adapt: bool = True,
+    **old,
 ) -> xr.DataTree:
     """Sample a bayesnoise PyMC model and return the posterior with derived noise quantities.
 
@@ -112,6 +114,7 @@ def fit(
     >>> sorted(tree["posterior"].data_vars)
     ['V_pred', 'V_x', 'data_var', 'kappa', 'mu', 'prediction_var', 'ubar']
     """
+    reject_old("fit", old)
     check_arguments(model, sampler, draws, tune, chains)
     sampler = resolve_sampler(sampler, model.kind)
     kind, data = model.kind, model.data
@@ -281,14 +284,14 @@ def _pair_counts(mask: np.ndarray) -> np.ndarray:
     return w @ w.T
 
 
-def _u_chunk(seed, theta, b, phi, data, full: bool):
+def _u_chunk(rng, theta, b, phi, data, full: bool):
     """Exact u-draws for a block of posterior draws: ubar, V_x, V_pred and (partial) s."""
     from ._jointkernel import joint_u_stats
 
     n_draws, n_models = theta.shape
     out = [np.empty((n_draws, n_models)) for _ in range(3)]
     u = np.empty((0 if full else n_draws, n_models, b.shape[1]))
-    gen = np.random.default_rng(seed)
+    gen = np.random.default_rng(rng)
     joint_u_stats(gen, theta, b, phi, data.correct, data.count, *out, u)
     if full:
         return out, None

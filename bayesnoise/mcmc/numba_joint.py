@@ -197,9 +197,9 @@ def compile_joint_nutpie(built: BuiltModel):
 
     lock = threading.Lock()  # chains start in parallel; a PyTensor function is not thread-safe
 
-    def make_initial_point(seed):
+    def make_initial_point(rng):
         with lock:
-            return dens.from_point(point_fn(seed))
+            return dens.from_point(point_fn(rng))
 
     example = dens.expand(x0)
     dims = {

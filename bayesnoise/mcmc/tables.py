@@ -7,7 +7,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bayesnoise._common import check_confidence_level, pair_table, tail_probabilities
+from bayesnoise._common import (
+    check_confidence_level,
+    new_spellings,
+    pair_table,
+    reject_old,
+    tail_probabilities,
+)
 from bayesnoise.data import DataError
 
 from .builders import joint_model, marginal_model
@@ -19,8 +25,8 @@ __all__ = ["pairs_table_from_fit", "posterior_table_from_fit", "posterior_table_
 _SAMPLE = ("chain", "draw")
 
 
-def _interval(da, level: float):
-    q = da.quantile(list(tail_probabilities(level)), dim=list(_SAMPLE))
+def _interval(da, confidence_level: float):
+    q = da.quantile(list(tail_probabilities(confidence_level)), dim=list(_SAMPLE))
     return q.isel(quantile=0).values, q.isel(quantile=1).values
 
 
@@ -169,11 +175,11 @@ def pairs_table_from_fit(tree, *, confidence_level: float = 0.95) -> pd.DataFram
     return df
 
 
-def _fit_attrs(tree, level: float) -> dict:
+def _fit_attrs(tree, confidence_level: float) -> dict:
     kind = tree.attrs.get("bayesnoise_model", "marginal")
     report = check_convergence(tree, default_var_names(kind), warn=False)
     return {
-        "confidence_level": level,
+        "confidence_level": confidence_level,
         "method": "mcmc",
         "model": kind,
         "sampler": tree.attrs.get("sampler"),
@@ -185,6 +191,7 @@ def _fit_attrs(tree, level: float) -> dict:
     }
 
 
+@new_spellings
 def posterior_table_mcmc(
     ds,
     *,
@@ -197,6 +204,7 @@ def posterior_table_mcmc(
     rng: int = 0,
     save: str | Path | None = None,
     progress: bool = True,
+    **old,
 ) -> pd.DataFrame:
     """Full-Bayes posterior tables by MCMC (what ``bayesnoise posterior --method mcmc`` prints).
 
@@ -238,6 +246,7 @@ def posterior_table_mcmc(
     >>> list(df.columns[:4])
     ['model', 'questions', 'accuracy', 'mu_beta']
     """
+    reject_old("posterior_table_mcmc", old)
     level = check_confidence_level(confidence_level)
     if by not in ("model", "pair"):
         raise ValueError(f"by must be 'model' or 'pair', got {by!r}")

@@ -40,7 +40,7 @@ def column(name: str, css: str = "", suffix: str = "") -> Column:
     return Column(entry["label"] + suffix, title, css)
 
 
-def interval_column(stem: str, level: float) -> Column:
+def interval_column(stem: str, confidence_level: float) -> Column:
     """Header of the interval ``<stem>_low`` - ``<stem>_high``: the label with its scope."""
     entry = describe(stem)
     scope = _SCOPE_WORDS.get(entry["scope"], entry["scope"])
@@ -48,7 +48,7 @@ def interval_column(stem: str, level: float) -> Column:
     if scope and scope not in head:
         head += f" ({scope}, {entry['method']})" if entry["method"] else f" ({scope})"
     col = column(stem)
-    return Column(f"{head}, {level:.0%} interval", col.title, "iv")
+    return Column(f"{head}, {confidence_level:.0%} interval", col.title, "iv")
 
 
 def _iv(row, stem: str) -> Cell:
@@ -67,7 +67,7 @@ def summary_rows(summary: dict) -> list[tuple[str, str]]:
     return out
 
 
-def model_table(models, level: float) -> Table:
+def model_table(models, confidence_level: float) -> Table:
     """One row per model, by accuracy: sizes, SEs, the four intervals, kappa."""
     df = models.sort_values("accuracy", ascending=False, kind="stable")
     present = [s for s in MODEL_INTERVALS if f"{s}_low" in df.columns]
@@ -79,7 +79,7 @@ def model_table(models, level: float) -> Table:
         column("accuracy"),
         column("se_total"),
         column("se_mean"),
-        *[interval_column(s, level) for s in present],
+        *[interval_column(s, confidence_level) for s in present],
     ]
     columns += [column("kappa_median"), column("kappa_status", "t")] if kappa else []
     rows = []
@@ -94,7 +94,7 @@ def model_table(models, level: float) -> Table:
     return Table(columns, rows, "sortable model-table", "models")
 
 
-def pair_table(close, level: float, adjust: str = "holm") -> Table:
+def pair_table(close, confidence_level: float, adjust: str = "holm") -> Table:
     """The close pairs: difference and its interval, tests, Bayesian P(A > B), verdict."""
     bayes = "prob_a_better" in close.columns
     method = "Benjamini-Hochberg" if adjust == "bh" else str(adjust).title()
@@ -102,7 +102,7 @@ def pair_table(close, level: float, adjust: str = "holm") -> Table:
         column("model_a", "t name"),
         column("model_b", "t name"),
         column("difference"),
-        interval_column("difference", level),
+        interval_column("difference", confidence_level),
         column("z"),
         column("p_value"),
         column("p_value_adjusted", suffix=f" ({method})"),
@@ -130,14 +130,14 @@ def pair_table(close, level: float, adjust: str = "holm") -> Table:
     return Table(columns, rows, "sortable pair-table", "close pairs")
 
 
-def rank_table_view(ranks, level: float) -> Table:
+def rank_table_view(ranks, confidence_level: float) -> Table:
     """:func:`bayesnoise.decide.rank_table` as a table: P(best), ranks, tie-group letters."""
     columns = [
         column("model", "t name"),
         column("accuracy"),
         column("prob_best"),
         column("expected_rank"),
-        Column(f"{label('rank')}, {level:.0%} interval", column("rank").title, "iv"),
+        Column(f"{label('rank')}, {confidence_level:.0%} interval", column("rank").title, "iv"),
         column("in_top_group", "t"),
         column("group", "t letters"),
     ]
@@ -199,7 +199,7 @@ def reference_view(refs, here: dict) -> Table:
     return Table(columns, rows, "reference", "reference noise")
 
 
-def section_context(section, level: float) -> dict:
+def section_context(section, confidence_level: float) -> dict:
     """Everything ``section.html.j2`` needs for one benchmark."""
     close = section.data.get("close")
     pairs = section.pairs
@@ -208,10 +208,10 @@ def section_context(section, level: float) -> dict:
         "id": slug(section.title),
         "title": section.title,
         "source": section.source,
-        "level": f"{level:.0%}",
+        "level": f"{confidence_level:.0%}",
         "summary": summary_rows(section.summary),
         "references": None,
-        "models": model_table(section.models, level),
+        "models": model_table(section.models, confidence_level),
         "ranks": None,
         "close": None,
         "blocks": list(getattr(section, "blocks", []) or []),
@@ -222,18 +222,18 @@ def section_context(section, level: float) -> dict:
         context["references"] = reference_view(section.references, section.data["here"])
     if ranks is not None:
         context["ranks"] = {
-            "table": rank_table_view(ranks, level),
-            "method": ranks.attrs.get("method", ""),
+            "table": rank_table_view(ranks, confidence_level),
+            "method": ranks.attrs.get("model", ""),
             "about": ranks.attrs.get("about", ""),
-            "draws": ranks.attrs.get("draws", ""),
+            "draws": ranks.attrs.get("n_resamples", ""),
             "tau": fmt(ranks.attrs["tau"], 3) if "tau" in ranks.attrs else "",
             "top": int(ranks["in_top_group"].sum()),
-            "alpha": fmt(1.0 - level, 2),
+            "alpha": fmt(1.0 - confidence_level, 2),
         }
     if close is not None and pairs is not None:
         adjust = str(pairs.attrs.get("adjust", "holm"))
         context["close"] = {
-            "table": pair_table(close, level, adjust),
+            "table": pair_table(close, confidence_level, adjust),
             "n": len(close),
             "all": len(pairs),
             "adjust": "Benjamini-Hochberg" if adjust == "bh" else adjust.title(),
@@ -242,6 +242,6 @@ def section_context(section, level: float) -> dict:
     return context
 
 
-def section_html(section, level: float) -> str:
+def section_html(section, confidence_level: float) -> str:
     """The HTML of one section (``section.html.j2``)."""
-    return render_template("section.html.j2", s=section_context(section, level))
+    return render_template("section.html.j2", s=section_context(section, confidence_level))

@@ -175,16 +175,16 @@ def _questions(ds, sid) -> dict:
     return {"counts": counts, "lists": lists, "columns": columns, "rows": rows, "table": table}
 
 
-def _leaderboard(ds, level, seed) -> Table:
+def _leaderboard(ds, confidence_level, rng) -> Table:
     from bayesnoise.frequentist import model_quality
 
-    table = model_quality(ds, n_resamples=ELO_BOOTSTRAP, confidence_level=level, rng=seed)
+    table = model_quality(ds, n_resamples=ELO_BOOTSTRAP, confidence_level=confidence_level, rng=rng)
     columns = [
         column("model", "t name"),
         column("accuracy"),
         column("win_rate"),
         column("elo"),
-        interval_column("elo", level),
+        interval_column("elo", confidence_level),
     ]
     rows = [
         [
@@ -264,13 +264,20 @@ def quality_figures(ds, *, questions=None, pairs=None, full=None, notes=None) ->
 
 
 def quality_context(
-    ds, *, sid: str, level: float = 0.95, seed: int = 0, figures=False, pairs=None, full=None
+    ds,
+    *,
+    sid: str,
+    confidence_level: float = 0.95,
+    rng: int = 0,
+    figures=False,
+    pairs=None,
+    full=None,
 ) -> tuple[dict, list]:
     """(template context, notes) of the block for a dataset whose models answered every
     question (the report's paired dataset); with ``figures``, the :func:`quality_figures`."""
     notes: list[str] = []
     q: dict = {
-        "level": f"{level:.0%}",
+        "level": f"{confidence_level:.0%}",
         "bootstrap": ELO_BOOTSTRAP,
         "leaderboard": None,
         "figures": [],
@@ -293,7 +300,7 @@ def quality_context(
             q["questions"] = True
         if ds.sizes["model"] >= 2:
             try:
-                q["leaderboard"] = _leaderboard(ds, level, seed)
+                q["leaderboard"] = _leaderboard(ds, confidence_level, rng)
             except (DataError, ValueError) as err:
                 notes.append(f"win rate and Elo left out: {err}")
     for w in caught:
@@ -313,8 +320,8 @@ def quality_block(
     ds,
     *,
     sid: str,
-    level: float = 0.95,
-    seed: int = 0,
+    confidence_level: float = 0.95,
+    rng: int = 0,
     notes=None,
     progress=None,
     figures=False,
@@ -339,7 +346,13 @@ def quality_block(
     if progress is not None:
         progress("benchmark quality")
     context, found = quality_context(
-        ds, sid=sid, level=level, seed=seed, figures=figures, pairs=pairs, full=full
+        ds,
+        sid=sid,
+        confidence_level=confidence_level,
+        rng=rng,
+        figures=figures,
+        pairs=pairs,
+        full=full,
     )
     if notes is not None:
         notes.extend(n for n in found if n not in notes)

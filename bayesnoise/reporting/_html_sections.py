@@ -41,17 +41,19 @@ def _record(caught, notes: list[str]) -> None:
             notes.append(text)
 
 
-def _pairs_part(ds, level, seed, notes, show):
+def _pairs_part(ds, confidence_level, rng, notes, show):
     """Pair table (pair_noise + Bayesian columns + verdicts) of the questions all models answered."""
     from bayesnoise import conjugate, frequentist
 
-    pairs = frequentist.pair_noise(ds, confidence_level=level)
+    pairs = frequentist.pair_noise(ds, confidence_level=confidence_level)
     if "p_value_adjusted" not in pairs.columns and "p_value" in pairs.columns:
         from bayesnoise.decide import adjust_pvalues
 
         pairs["p_value_adjusted"] = adjust_pvalues(pairs["p_value"].to_numpy(), "holm")
     try:
-        bayes = conjugate.posterior_pairs_table(ds, confidence_level=level, rng=seed, progress=show)
+        bayes = conjugate.posterior_pairs_table(
+            ds, confidence_level=confidence_level, rng=rng, progress=show
+        )
         cols = ["prob_a_better", "prob_a_better_population"]
         pairs = pairs.merge(bayes[["model_a", "model_b", *cols]], on=["model_a", "model_b"])
     except DataError as err:
@@ -59,7 +61,7 @@ def _pairs_part(ds, level, seed, notes, show):
     return pairs
 
 
-def compute_section(ds, *, title, level=0.95, seed=0, on_missing="raise", progress=None):
+def compute_section(ds, *, title, confidence_level=0.95, rng=0, on_missing="raise", progress=None):
     """Compute the tables and notes of one benchmark (figures are added by the renderer)."""
     from bayesnoise import decide, frequentist
     from bayesnoise.data import complete
@@ -69,11 +71,11 @@ def compute_section(ds, *, title, level=0.95, seed=0, on_missing="raise", progre
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         step("per-model noise and intervals")
-        single = frequentist.model_noise(ds, confidence_level=level)
+        single = frequentist.model_noise(ds, confidence_level=confidence_level)
         try:
             step("Bayesian per-model posterior")
             models = decide.compare_models(
-                ds, confidence_level=level, rng=seed, progress=progress is not None
+                ds, confidence_level=confidence_level, rng=rng, progress=progress is not None
             )
             models = single.merge(
                 models[[c for c in models.columns if c not in single.columns or c == "model"]],
@@ -86,12 +88,12 @@ def compute_section(ds, *, title, level=0.95, seed=0, on_missing="raise", progre
         if ds.sizes["model"] >= 2:
             paired_ds = complete(ds, on_missing=on_missing)
             step("all pairs")
-            pairs = _pairs_part(paired_ds, level, seed, notes, progress is not None)
+            pairs = _pairs_part(paired_ds, confidence_level, rng, notes, progress is not None)
     _record(caught, notes)
     return models, pairs, paired_ds, notes
 
 
-def ranks_part(ds, level, seed, notes, progress=None):
+def ranks_part(ds, confidence_level, rng, notes, progress=None):
     """:func:`bayesnoise.decide.rank_table` (the ``ranks`` command's default method) or None
     with a note when it cannot be computed; its warnings become notes."""
     from bayesnoise.decide import rank_table
@@ -101,7 +103,7 @@ def ranks_part(ds, level, seed, notes, progress=None):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            ranks = rank_table(ds, confidence_level=level, rng=seed)
+            ranks = rank_table(ds, confidence_level=confidence_level, rng=rng)
         except (DataError, ValueError) as err:
             notes.append(f"ranks left out: {err}")
             ranks = None

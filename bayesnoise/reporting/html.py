@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bayesnoise._common import new_spellings, reject_old
 from bayesnoise.data import DataError
 
 from ._html_blocks import section_html
@@ -193,8 +194,8 @@ def benchmark_section(
     models, pairs, paired_ds, notes = compute_section(
         ds,
         title=title,
-        level=confidence_level,
-        seed=rng,
+        confidence_level=confidence_level,
+        rng=rng,
         on_missing=on_missing,
         progress=progress,
     )
@@ -227,8 +228,8 @@ def benchmark_section(
             quality_block(
                 paired_ds,
                 sid=slug(title),
-                level=confidence_level,
-                seed=rng,
+                confidence_level=confidence_level,
+                rng=rng,
                 notes=section.notes,
                 progress=progress,
                 figures=figures,
@@ -307,6 +308,7 @@ def render_report(sections, *, title="bayesnoise report", confidence_level=0.95)
     )
 
 
+@new_spellings
 def write_report(
     inputs,
     path,
@@ -318,6 +320,7 @@ def write_report(
     on_missing="raise",
     progress=True,
     models_dir=None,
+    **old,
 ):
     """Load each input, compute its section and write one self-contained HTML file.
 
@@ -351,6 +354,7 @@ def write_report(
     --------
     >>> write_report(["examples/data/cruxeval_output_temp0.8.csv.gz"], "r.html")  # doctest: +SKIP
     """
+    reject_old("write_report", old)
     from bayesnoise.io import load
 
     items = list(inputs.items()) if hasattr(inputs, "items") else [(None, x) for x in inputs]

@@ -44,13 +44,13 @@ _PAIR_STEMS = (
 )
 
 
-def _table(df, keys, stems, extra, level) -> Table:
+def _table(df, keys, stems, extra, confidence_level) -> Table:
     present = [s for s in stems if f"{s}_low" in df.columns]
     more = [c for c in extra if c in df.columns]
     columns = [column(k, "t name") for k in keys]
     columns += [column("human_labels")]
     for s in present:
-        columns += [column(s), interval_column(s, level)]
+        columns += [column(s), interval_column(s, confidence_level)]
     columns += [column(c) for c in more]
     rows = []
     for _, r in df.iterrows():

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bayesnoise._common import RENAMED, reject_renamed  # noqa: F401 (the verbs' import)
 from bayesnoise.data import MODEL, DataError, attr
 
 #: Input options every data verb takes (the command line's shared input flags), with defaults.
@@ -36,46 +37,11 @@ READ_OPTIONS = {
 _COLUMN_ROLES = ("model", "question", "score", "sample", "count", "benchmark", "cluster")
 
 
-#: Old keyword -> its one spelling (docs/concepts/one-language.md); an old keyword is a
-#: :class:`TypeError` naming the new one, never a silent alias. A verb that keeps one of these
-#: names with its own meaning (``posterior``'s MCMC ``draws``, ``passk``'s ``k``) takes it as a
-#: keyword, so it never reaches this table.
-RENAMED = {
-    "seed": "rng=",
-    "random_seed": "rng=",
-    "bootstrap": "n_resamples=",
-    "permutations": "n_resamples= (with resampling='permutation')",
-    "replicates": "n_resamples=",
-    "draws": "n_resamples=",
-    "n_boot": "n_resamples=",
-    "n_bootstrap": "n_resamples=",
-    "n_permutations": "n_resamples=",
-    "quiet": "progress= (quiet=True is progress=False)",
-    "progressbar": "progress=",
-    "pairs": "by= (pairs=True is by='pair')",
-    "model_a": "candidate= (the difference is candidate - baseline; model_b is baseline=)",
-    "model_b": "baseline= (the difference is candidate - baseline; model_a is candidate=)",
-    "baseline_model": "baseline=",
-    "candidate_model": "candidate=",
-    "level": "confidence_level=",
-    "one_sided": "alternative= ('greater' or 'less')",
-}
-
 #: Old option values -> new, per keyword: an old value is a :class:`ValueError` naming the new.
 RENAMED_VALUES = {
     "method": {"conjugate": "bayes", "freq": "frequentist"},
     "alternative": {"one-sided": "greater' or 'less"},
 }
-
-
-def reject_renamed(verb: str | None, given, extra: dict | None = None) -> None:
-    """A :class:`TypeError` for the first keyword of ``given`` that is an old spelling
-    (:data:`RENAMED`, or a verb's own ``extra`` renames)."""
-    renamed = {**RENAMED, **(extra or {})}
-    where = f"{verb}(): " if verb else ""
-    for name in given:
-        if name in renamed:
-            raise TypeError(f"{where}`{name}=` is now `{renamed[name]}`")
 
 
 def check_value(verb: str, name: str, value, choices) -> None:

@@ -71,7 +71,7 @@ def ranks(
     ds = dataset(data, progress=progress, **read)
     df = decide.rank_table(
         ds,
-        method=model,
+        model=model,
         n_resamples=n_resamples,
         confidence_level=0.95 if confidence_level is None else confidence_level,
         rng=as_seed(rng),

@@ -107,9 +107,9 @@ def _fit_pair(cells_a, cells_b, split: bool):
     return fit, float(((cells_a[1] + cells_b[1]) / 2)[obs].mean())
 
 
-def _row(fit, level: float, est: str, factor: str, runs: float, pair: bool) -> dict:
-    low, high = fit.interval(level)
-    low_f, high_f = fit.interval(level, fixed=True)
+def _row(fit, confidence_level: float, est: str, factor: str, runs: float, pair: bool) -> dict:
+    low, high = fit.interval(confidence_level)
+    low_f, high_f = fit.interval(confidence_level, fixed=True)
     row = {
         "factor": factor,
         "questions": fit.n_questions,
@@ -260,7 +260,9 @@ def noises(
     return _result(rows, comps, keys, labels, by, factor, level)
 
 
-def _result(rows, comps, keys, labels, by, factor, level, per_component=None) -> xr.Dataset:
+def _result(
+    rows, comps, keys, labels, by, factor, confidence_level, per_component=None
+) -> xr.Dataset:
     dim = by
     per_component = per_component or _COMPONENT_COLUMNS
     data = {}
@@ -287,7 +289,7 @@ def _result(rows, comps, keys, labels, by, factor, level, per_component=None) ->
     out.attrs.update(
         {
             "factor": factor,
-            "confidence_level": level,
+            "confidence_level": confidence_level,
             "method": "frequentist",
             "columns": [*key_cols, "component", *rows[0], *per_component],
         }
@@ -334,7 +336,9 @@ _MCMC_SCALES = {
 }
 
 
-def _mcmc(ds, factor, correct, samples, sum_sq, by, level, draws, tune, chains, rng, progress):
+def _mcmc(
+    ds, factor, correct, samples, sum_sq, by, confidence_level, draws, tune, chains, rng, progress
+):
     from bayesnoise.mcmc.crossed import EFFECTS, sample_crossed
 
     source = attr(ds, "source")
@@ -347,7 +351,7 @@ def _mcmc(ds, factor, correct, samples, sum_sq, by, level, draws, tune, chains, 
         correct, samples, draws=draws, tune=tune, chains=chains, rng=rng, progress=progress
     )
     models = [str(m) for m in ds[MODEL].values]
-    tail = (1 - level) / 2
+    tail = (1 - confidence_level) / 2
     report = fit["diagnostics"]
     labels = [_MCMC_SCALES[e].format(f=factor) for e in EFFECTS]
     scales = np.array([fit["sigmas"][e].mean() for e in EFFECTS])
@@ -381,7 +385,7 @@ def _mcmc(ds, factor, correct, samples, sum_sq, by, level, draws, tune, chains, 
                 rows.append(row)
                 keys.append((models[i], models[j]))
     comps = [{"sd_logit_mcmc": scales} for _ in rows]
-    out = _result(rows, comps, keys, labels, by, factor, level, ["sd_logit_mcmc"])
+    out = _result(rows, comps, keys, labels, by, factor, confidence_level, ["sd_logit_mcmc"])
     out.attrs.update(
         {
             "method": "mcmc",

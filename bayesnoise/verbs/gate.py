@@ -311,7 +311,7 @@ def check(
     )
 
 
-def _check(pairs, baseline, candidate, margin, alpha, method, n_resamples, seed, progress, read):
+def _check(pairs, baseline, candidate, margin, alpha, method, n_resamples, rng, progress, read):
     """:func:`check` on ``pairs`` of (source, other source or None), one benchmark each."""
     from bayesnoise.decide.gate import gate
 
@@ -340,7 +340,7 @@ def _check(pairs, baseline, candidate, margin, alpha, method, n_resamples, seed,
         alpha=alpha,
         method=method,
         n_resamples=n_resamples,
-        rng=seed,
+        rng=rng,
         baseline=b_name,
         candidate=c_name,
     )

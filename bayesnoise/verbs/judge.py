@@ -93,13 +93,13 @@ JUDGE_PAIR_COLUMNS = {
 }
 
 
-def _z_mean(x, level, alternative):
+def _z_mean(x, confidence_level, alternative):
     """Mean of ``x`` with its normal interval (ddof 0, the PPI convention)."""
     from bayesnoise.frequentist.ppi import z_interval
 
     x = np.asarray(x, float)
     mean = float(x.mean())
-    low, high = z_interval(mean, float(x.std() / np.sqrt(x.size)), level, alternative)
+    low, high = z_interval(mean, float(x.std() / np.sqrt(x.size)), confidence_level, alternative)
     return mean, float(low), float(high)
 
 
@@ -160,7 +160,7 @@ def _labelled_checks(table):
     return checks
 
 
-def _model_rows(table, j, level, alternative, power_tuning):
+def _model_rows(table, j, confidence_level, alternative, power_tuning):
     from bayesnoise.frequentist.ppi import agreement, ppi_mean
 
     rows = []
@@ -175,9 +175,11 @@ def _model_rows(table, j, level, alternative, power_tuning):
                 f"{table.source}: model {model!r} has {int(lab.sum())} human-labelled and "
                 f"{yu.size} unlabelled items; the correction needs >= 2 of each"
             )
-        mean, low, high = _z_mean(scores[items], level, alternative)
+        mean, low, high = _z_mean(scores[items], confidence_level, alternative)
         row.update(accuracy_judge=mean, accuracy_judge_low=low, accuracy_judge_high=high)
-        human = ppi_mean(y, yhat, yu, lam=0.0, confidence_level=level, alternative=alternative)
+        human = ppi_mean(
+            y, yhat, yu, lam=0.0, confidence_level=confidence_level, alternative=alternative
+        )
         row.update(
             accuracy_human=human.estimate,
             accuracy_human_low=human.low,
@@ -188,7 +190,7 @@ def _model_rows(table, j, level, alternative, power_tuning):
             yhat,
             yu,
             lam=None if power_tuning else 1.0,
-            confidence_level=level,
+            confidence_level=confidence_level,
             alternative=alternative,
         )
         row.update(
@@ -208,7 +210,7 @@ def _pairs(models):
     return [(a, b) for a in range(len(models)) for b in range(a + 1, len(models))]
 
 
-def _pair_rows(table, j, level, alternative, power_tuning):
+def _pair_rows(table, j, confidence_level, alternative, power_tuning):
     from bayesnoise.frequentist.ppi import ppi_mean, ppi_paired_difference
 
     rows = []
@@ -227,14 +229,14 @@ def _pair_rows(table, j, level, alternative, power_tuning):
         dhat = sa - sb
         row = {"model_a": ma, "model_b": mb, "questions": int(items.sum())}
         row["human_labels"] = int(lab.sum())
-        mean, low, high = _z_mean(dhat[items], level, alternative)
+        mean, low, high = _z_mean(dhat[items], confidence_level, alternative)
         row.update(difference_judge=mean, difference_judge_low=low, difference_judge_high=high)
         human = ppi_mean(
             d[lab],
             dhat[lab],
             dhat[items & ~lab],
             lam=0.0,
-            confidence_level=level,
+            confidence_level=confidence_level,
             alternative=alternative,
         )
         row.update(
@@ -248,7 +250,7 @@ def _pair_rows(table, j, level, alternative, power_tuning):
             sa,
             sb,
             lam=None if power_tuning else 1.0,
-            confidence_level=level,
+            confidence_level=confidence_level,
             alternative=alternative,
         )
         row.update(
@@ -263,16 +265,18 @@ def _pair_rows(table, j, level, alternative, power_tuning):
     return rows
 
 
-def _interval(x, level, alternative):
+def _interval(x, confidence_level, alternative):
     """Equal-tailed (or one-sided) interval of posterior draws along the first axis."""
     if alternative == "two-sided":
-        return np.quantile(x, (1 - level) / 2, axis=0), np.quantile(x, (1 + level) / 2, axis=0)
+        return np.quantile(x, (1 - confidence_level) / 2, axis=0), np.quantile(
+            x, (1 + confidence_level) / 2, axis=0
+        )
     if alternative == "greater":
-        return np.quantile(x, 1 - level, axis=0), np.full(x.shape[1:], np.inf)
-    return np.full(x.shape[1:], -np.inf), np.quantile(x, level, axis=0)
+        return np.quantile(x, 1 - confidence_level, axis=0), np.full(x.shape[1:], np.inf)
+    return np.full(x.shape[1:], -np.inf), np.quantile(x, confidence_level, axis=0)
 
 
-def _bayes_models(table, j, rows, method, level, alternative, judge_bias, mc):
+def _bayes_models(table, j, rows, method, confidence_level, alternative, judge_bias, mc):
     from bayesnoise.conjugate.judge import (
         EXACT_LIMIT,
         pattern_counts,
@@ -299,17 +303,17 @@ def _bayes_models(table, j, rows, method, level, alternative, judge_bias, mc):
         for m, (lab, unl) in enumerate(counts):
             tn, fp, fn, tp = lab.ravel().astype(int)
             post = rate_posterior_exact(tp, fn, fp, tn, int(unl[1]), int(unl[0]))
-            low, high = post.interval(level)
+            low, high = post.interval(confidence_level)
             if alternative == "greater":
-                low, high = post.quantile(1 - level), np.inf
+                low, high = post.quantile(1 - confidence_level), np.inf
             elif alternative == "less":
-                low, high = -np.inf, post.quantile(level)
+                low, high = -np.inf, post.quantile(confidence_level)
             rows[m].update({name: post.mean, f"{name}_low": low, f"{name}_high": high})
         return {"engine": "exact mixture"}
     share = "all" if judge_bias == "shared" else "none"
     draws = _sample(labs, unls, share, method, mc)
     rate = draws["cell"][..., 1].reshape(-1, len(table.models))
-    low, high = _interval(rate, level, alternative)
+    low, high = _interval(rate, confidence_level, alternative)
     for m in range(len(table.models)):
         rows[m].update(
             {name: float(rate[:, m].mean()), f"{name}_low": low[m], f"{name}_high": high[m]}
@@ -352,7 +356,7 @@ def _sample(labs, unls, share, method, mc):
     return out
 
 
-def _bayes_pairs(table, j, rows, method, level, alternative, judge_bias, mc):
+def _bayes_pairs(table, j, rows, method, confidence_level, alternative, judge_bias, mc):
     from bayesnoise.conjugate.judge import pattern_counts
 
     labs, unls = [], []
@@ -365,7 +369,7 @@ def _bayes_pairs(table, j, rows, method, level, alternative, judge_bias, mc):
     draws = _sample(np.stack(labs), np.stack(unls), share, method, mc)
     cell = draws["cell"].reshape(-1, len(labs), 4)
     diff = cell[..., 1] - cell[..., 2]  # A right & B wrong minus A wrong & B right
-    low, high = _interval(diff, level, alternative)
+    low, high = _interval(diff, confidence_level, alternative)
     suffix = "_mcmc" if method == "mcmc" else ""
     for i, row in enumerate(rows):
         row.update(

@@ -124,12 +124,12 @@ def forest(data, *, confidence_level=0.95, rng=0, progress=True, **read):
     return _figure(plots.plot_forest(table))
 
 
-def _pair_rows(ds, statistic, seed):
+def _pair_rows(ds, statistic, rng):
     from bayesnoise import conjugate, frequentist
 
     rows = frequentist.pair_noise(ds, on_missing="raise")
     if statistic.startswith("prob_a_better"):
-        bayes = conjugate.posterior_pairs_table(ds, rng=seed, on_missing="raise")
+        bayes = conjugate.posterior_pairs_table(ds, rng=rng, on_missing="raise")
         rows = rows.merge(bayes[["model_a", "model_b", statistic]], on=["model_a", "model_b"])
     return rows
 

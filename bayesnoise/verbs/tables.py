@@ -180,13 +180,13 @@ def pairs(
     return out
 
 
-def _one_pair_verdict(df, pair, level, questions):
+def _one_pair_verdict(df, pair, confidence_level, questions):
     """The sentence on the one pair asked for (``pair=``), in ``check``'s words; else None."""
     if not pair or len(df) != 1:
         return None
     from bayesnoise.decide.verdicts import pair_sentence
 
-    return pair_sentence(df.iloc[0], confidence_level=level, questions=questions)
+    return pair_sentence(df.iloc[0], confidence_level=confidence_level, questions=questions)
 
 
 def _clustered_pairs(ds, df, adjust):
