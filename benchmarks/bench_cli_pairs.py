@@ -4,7 +4,8 @@ The file: 300 models x 3,000 questions, one 0/1 result per (model, question) (K 
 question difficulty plus model noise), as a long CSV ``model,example_id,correct``. Commands:
 
 - ``bayesnoise pairs FILE --format csv`` (frequentist all pairs)
-- ``bayesnoise posterior --pairs FILE --format csv`` (Bayesian all pairs, closed forms)
+- ``bayesnoise posterior --by pair FILE --format csv`` (Bayesian all pairs, closed forms;
+  ``--pairs`` on trees before issue 29)
 
 The floor, run in turn with each (A B A B ..., median of 5 pair-by-pair ratios): a fresh
 ``python`` that imports numpy and pandas, reads the same CSV with pyarrow, pivots it to the
@@ -69,6 +70,14 @@ def write_file(path: Path, m: int = 300, n: int = 3000, seed: int = 1) -> None:
     ).to_csv(path, index=False)
 
 
+def bayes_pairs_flags() -> list[str]:
+    """``--by pair`` (issue 29), or the older ``--pairs`` when measuring an older tree."""
+    import subprocess
+
+    text = subprocess.run([CLI, "posterior", "-h"], capture_output=True, text=True).stdout
+    return ["--by", "pair"] if "--by" in text else ["--pairs"]
+
+
 def main() -> None:
     p = parser(__doc__)
     p.add_argument("--models", type=int, default=300)
@@ -87,8 +96,8 @@ def main() -> None:
                 runs=args.runs,
             ),
             versus(
-                f"posterior --pairs (Bayesian) {size}",
-                [CLI, "posterior", "--pairs", str(path), "--format", "csv"],
+                f"posterior, all pairs (Bayesian) {size}",
+                [CLI, "posterior", *bayes_pairs_flags(), str(path), "--format", "csv"],
                 floor,
                 runs=args.runs,
             ),
