@@ -24,8 +24,10 @@ Estimators (all unbiased, negative values kept; an interval truncates at 0):
   effects models"): sums of squared differences of pairs of cells in the same question, in
   the same template and over all pairs, each with a known linear expectation in the
   components; for a balanced design they are an invertible map of the three mean squares and
-  give the ANOVA estimates. REML (statsmodels MixedLM) truncates at 0 and is biased upward
-  when a component's estimate often hits the boundary, as s2_t does with 3 templates.
+  give the ANOVA estimates. REML (statsmodels MixedLM) keeps variances >= 0 and is biased
+  upward where the unbiased estimate is often negative, as s2_t is with 3 templates: N = 40,
+  T = 3, 20% missing, s2_t = 0.003: REML mean 0.00392 (z = +4.2 over 500 replicates), these
+  moments 0.00301, at 0.3 ms per fit against 122 ms (``studies/noises_reml.py``).
 
 The estimate of the accuracy is the mean over templates of each template's mean over its
 questions, ``theta = sum_c a_c y_c`` with ``a_qt = 1 / (T n_t)``. Its variance has one part
