@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bayesnoise._common import RENAMED, reject_renamed  # noqa: F401 (the verbs' import)
+from bayesnoise._common import reject_renamed
 from bayesnoise.data import MODEL, DataError, attr
 
 #: Input options every data verb takes (the command line's shared input flags), with defaults.
