@@ -130,7 +130,7 @@ def pairs(
     >>> r.sizes["pair"], str(r["model_a"].values[0]), bool((r["difference"] >= 0).all())
     (28, 'deepseek-instruct-6.7b', True)
     >>> print(bn.pairs(f, pair=("codellama-13b", "phind")).attrs["verdict"])
-    codellama-13b is worse than phind by 0.028 [0.008, 0.048] (95% interval), p = 0.006 (two-sided paired t)
+    codellama-13b scores 0.028 lower than phind [0.008, 0.048] (95% interval), p = 0.006 (two-sided paired t): codellama-13b is worse
     """
     from bayesnoise import frequentist
 
