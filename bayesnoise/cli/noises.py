@@ -7,7 +7,7 @@ import argparse
 
 from bayesnoise import verbs
 
-from ._options import COLUMNS_HELP, add_level, input_parent, output_parent
+from ._options import COLUMNS_HELP, add_level, add_renamed, add_rng, input_parent, output_parent
 
 TEXT = (
     "per model (or pair): accuracy over prompt templates and its noise split into question, "
@@ -32,10 +32,10 @@ def register(sub) -> None:
         default="model",
         help="per model, or per pair of models (paired differences)",
     )
-    add_level(p, "interval level (default 0.95)")
-    p.set_defaults(confidence_level=0.95)
+    add_renamed(p, "--pairs", "--by pair")
+    add_level(p, "interval level (default 0.95)", default=0.95)
     p.add_argument("--method", choices=verbs.factors.METHODS, default="frequentist")
     p.add_argument("--draws", type=int, default=1000, help="MCMC draws per chain")
     p.add_argument("--tune", type=int, default=1000, help="MCMC tuning steps per chain")
     p.add_argument("--chains", type=int, default=2, help="MCMC chains")
-    p.add_argument("--rng", type=int, default=0, metavar="N", help="random seed (MCMC)")
+    add_rng(p, "MCMC")
