@@ -197,8 +197,12 @@ def test_k1_ubar_coverage_at_every_kappa(n, kappa):
 @pytest.mark.slow
 @pytest.mark.parametrize("kappa", [0.5, 5.0, 100.0])
 def test_k1_dbar_coverage_at_every_kappa(kappa):
+    """At K = 1 ``dbar`` takes the narrower of the binomial bound and ``mu_difference`` (both
+    valid for these questions; tests/test_k1_difference.py): its coverage lies between the
+    nominal band's lower edge, 0.95 - 3 MCSE, and the bound's predicted coverage + 3 MCSE."""
     out = study.pair_cell("beta", 0.5, kappa, 500, R_PAIRS, seed=12)
-    lo, hi, pred = _band(kappa, R_PAIRS)
+    _, hi, pred = _band(kappa, R_PAIRS)
+    lo = LEVEL - 3 * _mcse(LEVEL, R_PAIRS)
     assert lo <= out["coverage"] <= hi, (kappa, pred, out)
     assert out["p_vs_interval"] <= 0.01  # one posterior: prob_a_better and the interval agree
 
