@@ -323,7 +323,7 @@ def test_quadrature_and_draws_share_the_posterior():
 
 
 def test_kappa_note_names_the_cli_option():
-    with pytest.warns(UserWarning, match=r"pass kappa=\.\.\. / CLI --kappa to change it"):
+    with pytest.warns(UserWarning, match=r"1 model\(s\) \(row 0\).*pass --kappa"):
         fit_empirical_bayes(np.array([[1, 0, 1, 1]]), np.ones((1, 4)))
 
 
