@@ -230,7 +230,11 @@ def check(
         ``alternative`` (``"less"``), ``regression``, ``exit_status`` (1 = regression
         shown), ``verdict`` (the lines the command prints), ``baseline``, ``candidate``,
         ``method``, ``margin``, ``alpha``; NaN attributes are None. The scipy-style object
-        is :func:`bayesnoise.decide.gate.gate`'s.
+        is :func:`bayesnoise.decide.gate.gate`'s. Judge-graded, also ``judge``,
+        ``human_labels`` (questions labelled for both), ``note`` (the random-subset
+        assumption), ``p_labelled_share`` and ``p_labelled_judge_mean`` (its checks;
+        :func:`bayesnoise.frequentist.ppi.labelling_checks`), ``source``; the scipy-style
+        object is :func:`bayesnoise.decide.judge_gate.judge_gate`'s.
 
     Examples
     --------
