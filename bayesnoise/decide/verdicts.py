@@ -51,8 +51,9 @@ def _p_text(p: float) -> str:
 
 
 def pair_sentence(row, *, confidence_level: float, questions: int) -> str:
-    """One line on one pair in the words of ``bayesnoise check``: which model is better, by
-    how much, the two-sided interval and the two-sided paired t p-value.
+    """One line on one pair in the words of ``bayesnoise check``: the observed gap, its
+    two-sided interval, the two-sided paired t p-value and what it shows at ``1 -
+    confidence_level`` ("A is better" only when p is below it).
 
     Parameters
     ----------
@@ -73,21 +74,29 @@ def pair_sentence(row, *, confidence_level: float, questions: int) -> str:
     >>> row = {"model_a": "A", "model_b": "B", "difference": 0.031, "difference_low": 0.012,
     ...        "difference_high": 0.050, "p_value": 0.0021, "z": 3.1}
     >>> pair_sentence(row, confidence_level=0.95, questions=400)
-    'A is better than B by 0.031 [0.012, 0.050] (95% interval), p = 0.002 (two-sided paired t)'
+    'A scores 0.031 higher than B [0.012, 0.050] (95% interval), p = 0.002 (two-sided paired t): A is better'
     """
     a, b, d = str(row["model_a"]), str(row["model_b"]), float(row["difference"])
     if d == 0 and not np.isfinite(float(row["z"])):  # mean 0 and no variation: every d_i = 0
         return f"{a} and {b}: no difference observed (the same score on all {questions} questions)"
     low, high = float(row["difference_low"]), float(row["difference_high"])
-    tail = (
-        f"({100 * confidence_level:g}% interval), "
-        f"p = {_p_text(float(row['p_value']))} (two-sided paired t)"
-    )
+    p = float(row["p_value"])
+    alpha = 1 - confidence_level
+    tail = f"({100 * confidence_level:g}% interval), p = {_p_text(p)} (two-sided paired t)"
+    # the words say what the test shows: "better"/"worse" only when p < 1 - level (the
+    # interval then excludes 0); otherwise the observed gap is described, not claimed
     if d < 0:
-        return f"{a} is worse than {b} by {-d:.3f} [{-high:.3f}, {-low:.3f}] {tail}"
-    if d > 0:
-        return f"{a} is better than {b} by {d:.3f} [{low:.3f}, {high:.3f}] {tail}"
-    return f"{a} and {b} are level on average: 0.000 [{low:.3f}, {high:.3f}] {tail}"
+        gap = f"{a} scores {-d:.3f} lower than {b} [{-high:.3f}, {-low:.3f}] {tail}"
+        shown = f"{a} is worse"
+    elif d > 0:
+        gap = f"{a} scores {d:.3f} higher than {b} [{low:.3f}, {high:.3f}] {tail}"
+        shown = f"{a} is better"
+    else:
+        gap = f"{a} and {b} are level on average: 0.000 [{low:.3f}, {high:.3f}] {tail}"
+        shown = ""
+    if shown and np.isfinite(p) and p < alpha:
+        return f"{gap}: {shown}"
+    return f"{gap}: no difference shown at the {100 * alpha:g}% level"
 
 
 def _winner(row) -> str:
