@@ -56,8 +56,9 @@ def test_other_commands_refuse_a_factor_dataset_and_name_noises():
     df = _table()
     with pytest.raises(DataError, match=r"bayesnoise noises --factor template"):
         bn.noise(df, factors=["template"])
-    with pytest.raises(DataError, match=r"bayesnoise noises --factor template"):
-        bn.pairs(bn.load(df, factors=["template"]))
+    with pytest.raises(DataError, match=r"bayesnoise noises --factor template.*--method mcmc"):
+        bn.posterior(bn.load(df, factors=["template"]))
+    # pairs / compare / check model the factor (tests/test_factor_pairs.py)
 
 
 def test_unknown_factor_column_is_named():

@@ -273,8 +273,9 @@ def refuse_factors(ds: xr.Dataset, command: str | None = None) -> xr.Dataset:
         f"{attr(ds, 'source')}: the scores vary by {sizes} as well as by question; {what} "
         f"treats one score per (model, question, sample) and would count those levels as "
         f"samples. `bayesnoise noises --factor {first}` (bn.noises) measures the {first} "
-        f"noise; to analyse one level here, select it first (ds.sel({first}={level!r}), or "
-        f"filter the table) and load without --factor"
+        f"noise (`--method mcmc` for the Bayesian crossed model); `pairs`, `compare` and "
+        f"`check` take --factor {first} too; to analyse one level here, select it first "
+        f"(ds.sel({first}={level!r}), or filter the table) and load without --factor"
     )
 
 

@@ -467,7 +467,8 @@ class GateResult:
         if self.method == "bayes":
             low, high = np.quantile(self.draws, [tail, 1.0 - tail])
             return ConfidenceInterval(float(low), float(high))
-        if self.test not in ("t", "PPI++ paired z"):  # PPI++: df inf, a z interval
+        # PPI++: df inf, a z interval; Satterthwaite t: crossed designs (decide.crossed_gate)
+        if self.test not in ("t", "PPI++ paired z", "Satterthwaite t"):
             if self.differences is None:
                 return ConfidenceInterval(np.nan, np.nan)
             low, high = betting_interval(

@@ -283,7 +283,8 @@ _INPUT_DOC = """data : path, list of paths, xarray.Dataset, DataFrame or numpy a
     ``use_scored``, ``merge_duplicates``, ``metric``, ``filter``, ``intersect`` (when models
     cover different questions, keep those every model answered; without it, paired
     analyses stop with an error naming the questions), ``factors`` (columns such as a
-    prompt template or run that become dims; ``noises`` measures them, other commands stop)."""
+    prompt template or run that become dims; ``noises`` measures them, ``pairs``,
+    ``compare`` and ``check`` use its crossed estimator, other commands stop)."""
 # The verbs' docstrings replace their ``{input}`` line by this block. Python >= 3.13 strips a
 # docstring's indentation at compile time, earlier versions keep 4 spaces: indent the block's
 # continuation lines like the docstring they go into.

@@ -197,6 +197,11 @@ def check(
         beyond its exact range (40 differing questions).
     rng : int or numpy.random.Generator, default 0
         Seed (or generator) of the posterior draws.
+        With factor columns (``factors=["template"]``, CLI ``--factor template``): the change
+        is the paired difference over the template population of ``bayesnoise noises --by
+        pair`` (question x template cells both models have, runs as replicates), its SE
+        with the model x template part, tested by a one-sided t on Satterthwaite's degrees
+        of freedom (``test`` "Satterthwaite t"; ``attrs["estimand"]``); frequentist only.
     judge_col : str, optional
         Scores graded by an LLM judge: the judge-score column (default ``judge_score``), as
         in :func:`bayesnoise.judge`. With any of ``judge_col``, ``human_col``, ``human``,
@@ -272,7 +277,9 @@ def check(
         holds_both = False
         if named:
             first = _benchmark_names(files[0], read)[0]
-            ds = dataset(files[0], progress=progress, **{**read, "benchmark": first})
+            ds = dataset(
+                files[0], progress=progress, factors_ok=True, **{**read, "benchmark": first}
+            )
             holds_both = {str(baseline), str(candidate)} <= {str(m) for m in ds[MODEL].values}
         if not holds_both:
             return _check(
@@ -319,6 +326,10 @@ def _check(pairs, baseline, candidate, margin, alpha, method, n_resamples, rng, 
     """:func:`check` on ``pairs`` of (source, other source or None), one benchmark each."""
     from bayesnoise.decide.gate import gate
 
+    if read.get("factors"):  # crossed cells: the difference over the template population
+        from ._gate_factors import check_crossed
+
+        return check_crossed(pairs, baseline, candidate, margin, alpha, method, progress, read)
     rows = []
     for source, other in pairs:
         names = _benchmark_names(source, read)

@@ -5,6 +5,14 @@ from __future__ import annotations
 
 from bayesnoise.data import DataError
 
+from ._factor_tables import (
+    FACTOR_ESTIMAND,
+    has_factors,
+    model_table,
+    pair_table,
+    pair_verdict,
+    refuse_pair_options,
+)
 from ._inputs import as_seed, check_value, dataset, drop_intervals, fill_docs, select_pair
 from ._result import to_result
 
@@ -121,6 +129,13 @@ def pairs(
         Dim ``pair`` (labels ``"A - B"``, coords ``model_a``, ``model_b``): every pair once,
         the model with the higher accuracy as A (differences >= 0 on shared questions),
         pairs of the best model first.
+        With factor columns (``factors=["template"]``, CLI ``--factor template``): the rows
+        of ``bayesnoise noises --by pair`` (crossed question x template cells, runs as
+        replicates): ``difference_templates`` (over the template population: its SE has the
+        model x template part, its t interval and ``p_value_templates`` Satterthwaite's
+        df), ``p_value_templates_adjusted`` (``adjust``), and the same for these templates
+        (``*_these_templates``); ``attrs["estimand"]`` says which is which.
+        ``simultaneous``, ``one_sample_tests`` and ``n_resamples`` are refused there.
 
     Examples
     --------
@@ -135,9 +150,16 @@ def pairs(
     from bayesnoise import frequentist
 
     check_value("pairs", "resampling", resampling, RESAMPLING)
-    ds = dataset(data, progress=progress, **read)
+    ds = dataset(data, progress=progress, factors_ok=True, **read)
     if pair:
         ds = select_pair(ds, pair)
+    if has_factors(ds):
+        refuse_pair_options(
+            simultaneous=simultaneous, one_sample_tests=one_sample_tests, n_resamples=n_resamples
+        )
+        return _factor_pairs(
+            ds, read.get("factors"), confidence_level, pair, adjust, max_difference
+        )
     rng = as_seed(rng)
     df = frequentist.pair_noise(
         ds,
@@ -175,6 +197,19 @@ def pairs(
         df = _clustered_pairs(ds, df, adjust)
     verdict = _one_pair_verdict(df, pair, _level(confidence_level), ds.sizes["question"])
     out = to_result(drop_intervals(df, confidence_level), "pair")
+    if verdict:
+        out.attrs["verdict"] = verdict
+    return out
+
+
+def _factor_pairs(ds, factors, confidence_level, pair, adjust, max_difference):
+    """``pairs`` / ``compare --by pair`` on factor dims: the crossed rows (``noises --by pair``)."""
+    df = pair_table(ds, factors=factors, confidence_level=_level(confidence_level), adjust=adjust)
+    if max_difference is not None:
+        df = df[df["difference_templates"].abs() <= max_difference].reset_index(drop=True)
+    verdict = pair_verdict(df, pair, _level(confidence_level))
+    out = to_result(drop_intervals(df, confidence_level), "pair")
+    out.attrs["estimand"] = FACTOR_ESTIMAND.format(factor=df["factor"].iloc[0] if len(df) else "")
     if verdict:
         out.attrs["verdict"] = verdict
     return out
@@ -272,6 +307,10 @@ def compare(
     -------
     xarray.Dataset
         Dim ``model`` (best accuracy first) or ``pair`` (the higher accuracy as A).
+        With factor columns (``factors=``): the frequentist crossed rows of
+        ``bayesnoise noises`` (per model ``accuracy_templates``, per pair
+        ``difference_templates``, each also over these templates; :func:`pairs`), and
+        ``attrs["note"]`` naming ``noises --method mcmc`` for the Bayesian twin.
 
     Examples
     --------
@@ -283,11 +322,30 @@ def compare(
     from bayesnoise import decide
 
     check_value("compare", "by", by, BY)
-    ds = dataset(data, progress=progress, **read)
+    ds = dataset(data, progress=progress, factors_ok=True, **read)
     if pair is not None and by != "pair":
         raise DataError('pair= compares two models: use it with by="pair" (CLI: --by pair)')
     if pair:
         ds = select_pair(ds, pair)
+    if has_factors(
+        ds
+    ):  # the frequentist crossed columns; the Bayesian twin is noises --method mcmc
+        if by == "pair":
+            out = _factor_pairs(
+                ds, read.get("factors"), confidence_level, pair, "holm", max_difference
+            )
+        else:
+            df = model_table(
+                ds, factors=read.get("factors"), confidence_level=_level(confidence_level)
+            )
+            out = to_result(drop_intervals(df, confidence_level), "model")
+            out.attrs["estimand"] = FACTOR_ESTIMAND.format(factor=df["factor"].iloc[0])
+        factor = str(out["factor"].values[0]) if out.sizes.get(by, 0) else "template"
+        out.attrs["note"] = (
+            "frequentist crossed estimator only; the Bayesian columns on factor dims come from "
+            f"`bayesnoise noises --factor {factor} --method mcmc`"
+        )
+        return out
     rng = as_seed(rng)
     level = _level(confidence_level)
     if by == "pair":
