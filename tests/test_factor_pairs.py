@@ -203,3 +203,28 @@ def test_cli_pairs_with_factor_prints_the_table(tmp_path, capsys):
     assert list(table.columns[:3]) == ["model_a", "model_b", "factor"]
     np.testing.assert_allclose(table["se_templates"], ref["se_templates"].values, rtol=1e-9)
     assert "difference_templates_low" not in table  # pairs: no interval without a level
+
+
+def test_check_with_factors_on_two_files_and_two_benchmarks(tmp_path):
+    df = _frame(5, n=40, t=4, models=2)
+    one = bn.check(df, baseline="m0", candidate="m1", factors=["template", "run"])
+    base, cand = tmp_path / "base.csv", tmp_path / "cand.csv"
+    df[df.model == "m0"].to_csv(base, index=False)
+    df[df.model == "m1"].assign(model="m0").to_csv(cand, index=False)
+    two = bn.check([str(base), str(cand)], factors=["template", "run"])
+    for key in ("difference", "low", "high", "df", "p_value"):
+        np.testing.assert_allclose(two.attrs[key], one.attrs[key], rtol=1e-12)
+    both = pd.concat(
+        [df.assign(benchmark="x"), _frame(6, n=40, t=4, models=2).assign(benchmark="y")]
+    )
+    res = bn.check(both, baseline="m0", candidate="m1", factors=["template", "run"])
+    rows = bn.tidy(res).set_index("benchmark")
+    x, y = rows.loc["x"], rows.loc["y"]
+    # combined: mean change, SE sqrt(se_x^2 + se_y^2) / 2, Welch-Satterthwaite df
+    se = np.hypot(x.se_change, y.se_change) / 2
+    dof = (x.se_change**2 + y.se_change**2) ** 2 / (x.se_change**4 / x.df + y.se_change**4 / y.df)
+    c = rows.loc["combined"]
+    np.testing.assert_allclose([c.se_change, c.df], [se, dof], rtol=1e-12)
+    np.testing.assert_allclose(
+        c.p_value_regression, stats.t.cdf((x.change + y.change) / 2 / se, dof), rtol=1e-10
+    )

@@ -58,7 +58,7 @@ def check_crossed(pairs, baseline, candidate, margin, alpha, method, progress, r
             if other is not None:  # two files: the cells both have, by question and level
                 sel_b = sel_b.assign_coords({MODEL: [f"{b_name} (baseline)"]})
                 sel_c = sel_c.assign_coords({MODEL: [f"{c_name} (candidate)"]})
-                sel_b, sel_c = xr.align(sel_b, sel_c, join="outer", fill_value=0)
+                sel_b, sel_c = xr.align(sel_b, sel_c, join="outer", exclude=[MODEL], fill_value=0)
             joined = xr.concat([sel_b, sel_c], dim=MODEL, join="outer", fill_value=0)
             factor, _, correct, samples, sum_sq = crossed_cells(joined, factors)
             label = name or str(attr(ds_b, "benchmark"))
