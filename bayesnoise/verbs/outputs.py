@@ -49,7 +49,12 @@ def report(
         A judge-graded table (as in :func:`judge`): the report is its judge section
         (judge-only, human-only and PPI++ numbers per model and pair, the figure).
     **read
-        Input options (see :func:`bayesnoise.noise`).
+        Input options (see :func:`bayesnoise.noise`). With ``factors`` (CLI ``--factor
+        template``), each input's section is its crossed factor's instead: the tables of
+        :func:`noises` (per model and per pair, the variance components and their parts of
+        the SE), the stacked parts of each model's SE (plot kind ``noises``) and the model x
+        template heat map (plot kind ``templates``); the per-question sections are left out
+        (they would count the templates as samples).
 
     Returns
     -------
@@ -79,6 +84,19 @@ def report(
             **read,
         )
     level = interval_level("report", confidence_level, "the report's intervals")
+    if read.get("factors"):  # a crossed factor: the noises section per input
+        from ._factor_report import factor_report
+
+        factors = read.pop("factors")
+        return factor_report(
+            data,
+            output=output,
+            title=title,
+            confidence_level=level,
+            factors=factors,
+            progress=progress,
+            read=read,
+        )
     output = Path(output)
     if output.suffix.lower() not in (".html", ".htm"):
         raise DataError(f"{output}: the report file must end in .html")
