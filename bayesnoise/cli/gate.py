@@ -97,6 +97,8 @@ def _run_plan(args, fmt):
             f"{a['se_prediction_after']:.4g}",
             file=sys.stderr,
         )
+    if "cost" in result.attrs:  # --factor: the crossed design's target and cost model
+        print(f"{result.attrs['target']}; cost = {result.attrs['cost']}", file=sys.stderr)
     if result.attrs.get("assumption"):
         print(f"assumption: {result.attrs['assumption']}", file=sys.stderr)
     return render(verbs.tidy(result), fmt), 0
@@ -242,8 +244,21 @@ def register(sub) -> None:
     p.add_argument(
         "--cost-sample", type=float, default=1.0, help="cost of one sample of it (default 1)"
     )
+    p.add_argument(
+        "--cost-template",
+        type=float,
+        default=1.0,
+        help="with --factor template: cost of adding one template (default 1); a design costs "
+        "cost_question N + cost_template T + cost_sample N T K",
+    )
     p.add_argument("--pair", nargs=2, metavar=("A", "B"), help="only the pair A - B")
     p.add_argument("--max-samples", type=count, default=100, help="largest K (default 100)")
+    p.add_argument(
+        "--max-templates",
+        type=count,
+        default=50,
+        help="with --factor template: largest number of templates T (default 50)",
+    )
     p.add_argument("--max-questions", type=count, help="largest N available")
     p.add_argument(
         "--resample",
