@@ -58,8 +58,10 @@ def plan(
     alternative="two-sided",
     cost_question=1.0,
     cost_sample=1.0,
+    cost_template=1.0,
     pair=None,
     max_samples=100,
+    max_templates=50,
     max_questions=None,
     resample=None,
     reference=None,
@@ -78,6 +80,17 @@ def plan(
     prediction / (cost_sample * data))`` beside the exact whole-number optimum
     (:mod:`bayesnoise.decide.plan`), compared with K = 1 and with the pilot's K. With
     ``resample``: instead, which questions of the pilot to sample again, and how often.
+
+    With ``factors`` (a crossed factor, e.g. ``factors=["template"]``): how many templates T,
+    questions N and runs per cell K reach ``target_se`` for each model's accuracy over the
+    template population (with ``pair``: for the pair's difference, or ``difference`` at
+    ``power`` by a t test on the planned Satterthwaite df), ``SE^2 = s2_q / N + s2_t / T +
+    s2_qt / (N T) + s2_e / (N T K)`` from the components :func:`noises` estimates, cheapest
+    at ``cost_question N + cost_template T + cost_sample N T K`` (exact search over whole T,
+    K and N); dim ``model`` or ``pair`` and ``component`` (the pilot's
+    ``variance_component``), with ``optimal_templates``, ``df_planned``, the pilot's design
+    (``questions``, ``templates``, ``runs_per_cell``, ``se_current_design``) and the N
+    needed at the pilot's T and K (``questions_current_design``, ``cost_current_design``).
 
     One model (a pilot holding one, or ``models="NAME"``): ``target_se`` is the SE of its
     accuracy, ``SE^2 = data / N + prediction / (N K)`` from its own components; ``difference``
@@ -106,10 +119,18 @@ def plan(
     cost_question, cost_sample : float, default 1
         Cost of a new question (curation) and of one sample of it (inference of the models
         compared), > 0, in any one unit.
+    cost_template : float, default 1
+        With ``factors`` (a crossed factor such as a prompt template, CLI ``--factor
+        template``): the cost of adding one template (writing and validating it), > 0. Every
+        template is a full pass over the N questions with K runs each, so a design costs
+        ``cost_question N + cost_template T + cost_sample N T K``
+        (:mod:`bayesnoise.decide.plan_templates`).
     pair : (str, str), optional
-        Only the pair A - B.
+        Only the pair A - B (with ``factors``: plan its difference over templates).
     max_samples : int, default 100
         Largest K considered.
+    max_templates : int, default 50
+        With ``factors``: largest number of templates T considered (at least 2).
     max_questions : int, optional
         Largest N available.
     resample : int, optional
@@ -151,6 +172,14 @@ def plan(
     >>> one = bn.plan(f, models="phind", target_se=0.01, cost_question=20)  # one model
     >>> one.attrs["target"], int(one["optimal_samples_per_question"][0]) > 1
     ("SE of the model's accuracy", True)
+    >>> import numpy as np, pandas as pd  # prompt templates: T, N and K to buy
+    >>> rng = np.random.default_rng(0)
+    >>> rows = [("A", q, t, r, int(rng.random() < 0.6)) for q in range(40)
+    ...         for t in ("t1", "t2", "t3") for r in range(2)]
+    >>> df = pd.DataFrame(rows, columns=["model", "question", "template", "run", "score"])
+    >>> p = bn.plan(df, factors=["template"], target_se=0.03, cost_template=20)
+    >>> p.attrs["cost"], bool(p["se_planned"][0] <= 0.03)
+    ('cost_question N + cost_template T + cost_sample N T K', True)
     """
     if human_cost is not None:  # a judge-graded pilot: human labels to buy
         from .judge import judge_plan
@@ -221,6 +250,20 @@ def plan(
             "plan needs a pilot (a results file) or a public benchmark's reference noise: "
             "reference='NAME' (CLI: --reference NAME, e.g. --reference mbpp+; an unknown NAME "
             "lists the known ones)"
+        )
+    if read.get("factors"):
+        from ._plan_templates import template_plan
+
+        factors = read.pop("factors")
+        return template_plan(
+            data,
+            pair=pair,
+            opts=opts,
+            cost_template=cost_template,
+            max_templates=max_templates,
+            factors=factors,
+            progress=progress,
+            read=read,
         )
     ds = dataset(data, progress=progress, **read)
     if pair:
