@@ -813,13 +813,21 @@ _ENTRIES = [
         "SE (plan)",
         "expected SE at the plan, sqrt((data + prediction / K) / N): of the pair's difference; "
         "on one model of its accuracy (target_se) or of A - B with a second model like it "
-        "(difference; the assumption is printed)",
+        "(difference; the assumption is printed); with --factor, over the template "
+        "population: sqrt(question / N + template / T + question x template / (N T) + "
+        "sampling / (N T K))",
         _DIFF,
         POPULATION,
         "freq",
     ),
     _c("power_planned", "power (plan)", "power at the plan for the difference asked", _PROB),
-    _c("cost_planned", "cost (plan)", "N (cost_question + K cost_sample) of the plan", "cost"),
+    _c(
+        "cost_planned",
+        "cost (plan)",
+        "N (cost_question + K cost_sample) of the plan; with --factor, cost_question N + "
+        "cost_template T + cost_sample N T K",
+        "cost",
+    ),
     _c("questions_k1", "N at K = 1", "questions needed with one sample each", "count"),
     _c("cost_k1", "cost at K = 1", "cost of that design", "cost"),
     _c(
@@ -1212,6 +1220,15 @@ _FACTOR_ENTRIES: list[Column] = [
         "freq",
     ),
     _c(
+        "p_value_templates_adjusted",
+        "p adjusted, template population",
+        "p_value_templates adjusted over all pairs of the file (pairs --adjust, default Holm; "
+        "compare: Holm)",
+        _PROB,
+        _TEMPLATES,
+        "freq",
+    ),
+    _c(
         "variance_component",
         "variance component",
         "unbiased estimate of the component's variance for one run's score (method of moments; "
@@ -1295,6 +1312,44 @@ _FACTOR_ENTRIES: list[Column] = [
         "fraction (0-1)",
         _TEMPLATES,
         "freq",
+    ),
+    # plan --factor template: templates, questions and runs to buy
+    _c(
+        "optimal_templates",
+        "T (plan)",
+        "templates of the cost-optimal crossed design (every question under every template, "
+        "K runs per cell; exact search over whole T, N and K)",
+        "count",
+    ),
+    _c(
+        "se_current_design",
+        "SE at the pilot's design",
+        "sqrt(question / N + template / T + question x template / (N T) + sampling / (N T K)) "
+        "at the pilot's N, T and K from its variance components: se_templates of noises for "
+        "a balanced pilot",
+        _ACC,
+        _TEMPLATES,
+        "freq",
+    ),
+    _c(
+        "df_planned",
+        "df (plan)",
+        "Satterthwaite degrees of freedom of se_planned at the planned design, from the "
+        "expected mean squares (near T - 1 when the template part dominates)",
+        "count",
+    ),
+    _c(
+        "questions_current_design",
+        "N at T, K now",
+        "questions needed at the pilot's T and K (NaN: no N reaches the target, the template "
+        "part alone is too large)",
+        "count",
+    ),
+    _c(
+        "cost_current_design",
+        "cost at T, K now",
+        "cost_question N + cost_template T + cost_sample N T K of that design",
+        "cost",
     ),
 ]
 
@@ -1522,6 +1577,11 @@ _COMMAND_COLUMNS: dict[str, tuple[str, ...]] = {
         *("p_value_mcnemar_one_sample", "correlation", "se_bootstrap", "simultaneous"),
         *("p_value_simultaneous", "se_clustered", "design_effect_pair", "z_clustered"),
         *("p_value_clustered", "p_value_clustered_adjusted"),
+        # with factors (--factor): the crossed rows of noises --by pair
+        *("factor", "templates", "cells", "runs_per_cell", "difference_templates"),
+        *("se_templates", "df_templates", "p_value_templates", "p_value_templates_adjusted"),
+        *("difference_these_templates", "se_these_templates", "df_these_templates"),
+        "p_value_these_templates",
     ),
     "arena": (
         *("benchmark", "models", "questions", "p5_min", "p5_max", "p5_min_count"),
@@ -1532,6 +1592,12 @@ _COMMAND_COLUMNS: dict[str, tuple[str, ...]] = {
         *("mu", "kappa_median", "kappa_status", "model_a", "model_b", "difference"),
         *("difference_here", "dbar", "prob_a_better", "dbar_method", "mu_difference"),
         *("prob_a_better_population", "z", "p_value", "p_value_sign_questions"),
+        # with factors (--factor): the crossed rows of noises (per model or per pair)
+        *("factor", "templates", "cells", "runs_per_cell", "accuracy_templates"),
+        *("se_templates", "df_templates", "accuracy_these_templates", "se_these_templates"),
+        *("df_these_templates", "accuracy_a", "accuracy_b", "difference_templates"),
+        *("p_value_templates", "p_value_templates_adjusted", "difference_these_templates"),
+        "p_value_these_templates",
     ),
     "posterior": (
         *("model", "questions", "accuracy", "mu", "ubar", "ubar_prior", "kappa_median"),
@@ -1585,6 +1651,9 @@ _COMMAND_COLUMNS: dict[str, tuple[str, ...]] = {
         *("current_samples_per_question", "questions_current_k", "cost_current_k"),
         *("priority", "question", "model", "samples_per_question", "extra_samples"),
         "question_prediction_variance",
+        *("factor", "component", "questions", "templates", "runs_per_cell", "se_current_design"),
+        *("optimal_templates", "df_planned", "questions_current_design", "cost_current_design"),
+        "variance_component",
         *("human_labels_needed", "human_labels_alone", "human_cost", "human_labels_cost"),
         *("items", "human_labels", "ppi_lambda"),
     ),
