@@ -50,7 +50,7 @@ def gate_table(u, reps):
     p = draw(rng, u, reps, 500, 1)
     flagged = [gate(x).regression for x in p[1] - p[0]]
     print(f"| no difference, freq | 500 | {reps} | {rate(flagged)} | about 0.05 |")
-    flagged = [gate(x, method="bayes", draws=2000).regression for x in p[1] - p[0]]
+    flagged = [gate(x, method="bayes", n_resamples=2000).regression for x in p[1] - p[0]]
     print(f"| no difference, bayes | 500 | {reps} | {rate(flagged)} | about 0.05 |")
     drop = shifted(u, -0.03)
     sd = np.sqrt(variance_of_difference(drop, 1))

@@ -537,7 +537,7 @@ def _fresh(c, k, seed, new_questions):
         c,
         kk,
         confidence_level=LEVEL,
-        draws=FRESH_DRAWS,
+        n_resamples=FRESH_DRAWS,
         rng=seed,
         **kw,
     )
@@ -836,6 +836,8 @@ def simulate_cell(
             block = cs[0, s0 : s0 + model_group]
             try:
                 gots = [_per_model(block, k, int(pkg_seeds[gi]), check)]
+            except TypeError:  # a wrong keyword is a bug in this study, not a model's failure
+                raise
             except Exception:  # one model's failure breaks the vectorised call: go one by one
                 gots = []
                 for j in range(block.shape[0]):
@@ -864,6 +866,8 @@ def simulate_cell(
         for name, new in (("fresh", False), ("fresh_new", True)):
             try:
                 intervals[name] = _fresh(cs[0], k, int(pkg_seeds[100 + new]), new)
+            except TypeError:  # a wrong keyword is a bug in this study, not a model's failure
+                raise
             except Exception:  # one model's failure breaks the vectorised call: go one by one
                 lo, hi = np.full(r, np.nan), np.full(r, np.nan)
                 for i in range(r):

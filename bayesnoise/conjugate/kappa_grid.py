@@ -21,7 +21,7 @@ import numpy as np
 from scipy import special
 from scipy.optimize import elementwise
 
-from .rising import count_terms, terms_loglik
+from .rising import count_terms, terms_gradient, terms_loglik
 
 __all__ = [
     "KappaGrid",
@@ -108,7 +108,8 @@ def _conditional(lam, eta0, terms, n_obs, mu_prior, max_iter, tol):
     scale = 1.0 + n_obs[model_of]  # fatol = tol on the scaled gradient
 
     def gradient(e, rows):
-        return terms_loglik(e, lam_r[rows], terms, model_of[rows], mu_prior)[1] / scale[rows]
+        # the gradient alone: the log likelihood and curvature are not needed until the root
+        return terms_gradient(e, lam_r[rows], terms, model_of[rows], mu_prior) / scale[rows]
 
     rows = np.arange(lam.size)
     start = np.clip(np.ravel(eta0), -ETA_BOUND + 0.5, ETA_BOUND - 0.5)

@@ -26,6 +26,7 @@ from scipy import special
 __all__ = [
     "CountTerms",
     "count_terms",
+    "terms_gradient",
     "terms_loglik",
 ]
 
@@ -219,6 +220,85 @@ def _term(x, dense, n, wt, t, derivatives):
         l0, l1, l2 = _series(x, n, wt, derivatives, t)
         s0, s1, s2 = s0 + l0, s1 + l1, s2 + l2
     return s0, s1, s2
+
+
+def _series_gradient(x, n, wt, t):
+    """The x-derivative part (``s1``) of :func:`_rising_series` alone, by the same operations
+    (the same numbers, to the last bit): the root finding of logit mu needs no log Gamma."""
+    c_psi = _coefficients(int(t))[1]
+    y = x[:, None] + n
+    r = 1.0 / y
+    acc = _horner(r * r, c_psi)
+    acc *= r * r
+    acc += np.log(y)
+    r *= 0.5
+    acc -= r
+    return np.einsum("ij,ij->i", wt, acc) - wt.sum(axis=1) * special.digamma(x)
+
+
+def _term_gradient(x, dense, n, wt, t):
+    """The first derivative of :func:`_term` alone."""
+    s1 = np.zeros(x.size)
+    if dense.shape[1]:
+        s1 = np.einsum("ij,ij->i", dense, 1.0 / (x[:, None] + np.arange(dense.shape[1])))
+    if n.shape[1]:
+        s1 = s1 + _series_gradient(x, n, wt, t)
+    return s1
+
+
+def terms_gradient(eta, lam, terms, rows=None, prior=(0.0, 0.0)):
+    """``g_eta`` of :func:`terms_loglik` alone (the same numbers, about a third of the work).
+
+    Parameters
+    ----------
+    eta, lam : numpy.ndarray, shape (R,)
+    terms : CountTerms
+    rows : numpy.ndarray of int, shape (R,), optional
+    prior : (a0, b0), default (0, 0)
+
+    Returns
+    -------
+    numpy.ndarray, shape (R,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = count_terms(np.array([[1, 40]]), np.array([[50, 50]]), np.ones((1, 2)))
+    >>> eta, lam, rows = np.array([0.3, -1.0]), np.log([2.0, 5.0]), np.zeros(2, int)
+    >>> g = terms_gradient(eta, lam, t, rows, (1.0, 1.0))
+    >>> bool(np.array_equal(g, terms_loglik(eta, lam, t, rows, (1.0, 1.0))[1]))
+    True
+    """
+    rows = np.arange(eta.size) if rows is None else np.asarray(rows)
+    width = sum(
+        d.shape[1] + n.shape[1] for d, n in zip(terms.dense[:2], terms.series_n[:2], strict=True)
+    )
+    step = max(1, _BLOCK // max(width, 1))
+    if eta.size > step:
+        return np.concatenate(
+            [
+                terms_gradient(
+                    eta[i : i + step], lam[i : i + step], terms, rows[i : i + step], prior
+                )
+                for i in range(0, eta.size, step)
+            ]
+        )
+    m = special.expit(eta)
+    kap = np.exp(lam)
+    a, b = m * kap, (1.0 - m) * kap
+    d = [
+        _term_gradient(
+            x,
+            terms.dense[j][rows],
+            terms.series_n[j][rows],
+            terms.series_w[j][rows],
+            terms.series_from[j],
+        )
+        for j, x in enumerate((a, b))
+    ]
+    a0, b0 = prior
+    s = m * (1.0 - m)
+    return kap * s * (d[0] - d[1]) + a0 * (1.0 - m) - b0 * m
 
 
 def terms_loglik(eta, lam, terms, rows=None, prior=(0.0, 0.0), *, derivatives=True):

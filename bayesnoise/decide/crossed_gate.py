@@ -17,7 +17,7 @@ from scipy import special
 
 from .gate import COMBINED, GateResult, _result, _t_quantile, combine_tests
 
-__all__ = ["CROSSED_TEST", "crossed_gate", "crossed_regression_test"]
+__all__ = ["crossed_gate", "crossed_regression_test"]
 
 #: The ``test`` of a crossed gate row.
 CROSSED_TEST = "Satterthwaite t"

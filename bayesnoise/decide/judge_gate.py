@@ -33,7 +33,7 @@ import numpy as np
 
 from .gate import GateResult, _result
 
-__all__ = ["PPI_TEST", "judge_gate"]
+__all__ = ["judge_gate"]
 
 #: Name of the frequentist test in column ``test``.
 PPI_TEST = "PPI++ paired z"

@@ -18,8 +18,6 @@ import pandas as pd
 from bayesnoise.data import MODEL, DataError, attr, factor_dims
 
 __all__ = [
-    "BAYES_REFUSAL",
-    "FACTOR_ESTIMAND",
     "crossed_cells",
     "has_factors",
     "model_table",
