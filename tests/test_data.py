@@ -60,7 +60,9 @@ def test_eval_arena_jsonl_fractional_is_flagged(tmp_path):
     path = _write(tmp_path, "e.jsonl", "\n".join(json.dumps(x) for x in lines))
     ds = bn.load(path)
     assert ds.attrs["counts_known"] is False and ds.attrs["benchmark"] == "b"
-    with pytest.warns(UserWarning, match=r"\(pass1 without sample counts\).*pass --samples-per-question"):
+    with pytest.warns(
+        UserWarning, match=r"\(pass1 without sample counts\).*pass --samples-per-question"
+    ):
         out = bn.frequentist.model_noise(ds)
     assert out["se_data"].isna().all() and out["se_total"].notna().all()
 

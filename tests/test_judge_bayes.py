@@ -112,7 +112,7 @@ def _pair_counts(seed=5, items=600, labels=150):
 
 
 @pytest.mark.mcmc
-def test_exact_and_gibbs_equal_pymc():
+def test_exact_equals_pymc():
     from bayesnoise.mcmc.judge import sample_misclassification
 
     tp, fn, fp, tn, j1, j0 = COUNTS
@@ -125,7 +125,13 @@ def test_exact_and_gibbs_equal_pymc():
     # MCSE below carries any slow mixing into the tolerance
     assert pm["max_rhat"] < 1.05 and pm["divergences"] == 0
     assert abs(p.mean() - post.mean) < 4 * _batch_mcse(p)
-    # the paired model: Gibbs and PyMC on the same counts
+
+
+@pytest.mark.mcmc
+def test_paired_gibbs_equals_pymc():
+    """The paired model: Gibbs and PyMC on the same counts."""
+    from bayesnoise.mcmc.judge import sample_misclassification
+
     lab2, unl2 = _pair_counts()
     pm2 = sample_misclassification(
         lab2[None], unl2[None], draws=1000, tune=500, chains=2, rng=2, progress=False

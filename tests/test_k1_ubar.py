@@ -144,13 +144,19 @@ def _k1_file(tmp_path):
 @pytest.mark.parametrize("pairs", [False, True])
 def test_cli_ubar_prior_equals_the_verb(capsys, tmp_path, prior, pairs):
     path = _k1_file(tmp_path)
-    args = ["posterior", path, "--format", "csv", "--no-progress"] + (["--by", "pair"] if pairs else [])
+    args = ["posterior", path, "--format", "csv", "--no-progress"] + (
+        ["--by", "pair"] if pairs else []
+    )
     args += [] if prior is None else ["--ubar-prior", prior]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert main(args) == 0
         kw = {} if prior is None else {"ubar_prior": prior}
-        want = bn.posterior(path, by="pair" if pairs else "model", progress=False, **kw).to_dataframe().reset_index()
+        want = (
+            bn.posterior(path, by="pair" if pairs else "model", progress=False, **kw)
+            .to_dataframe()
+            .reset_index()
+        )
     got = pd.read_csv(io.StringIO(capsys.readouterr().out))
     want = want[got.columns]
     for col in got.columns:

@@ -30,9 +30,7 @@ def _line(text: str, sel, shape, names) -> str:
     if names is not None:
         labels = [np.asarray(names).ravel()[i] for i in idx]
     else:
-        labels = [
-            "row " + ",".join(str(int(j)) for j in np.unravel_index(i, shape)) for i in idx
-        ]
+        labels = ["row " + ",".join(str(int(j)) for j in np.unravel_index(i, shape)) for i in idx]
     return one_line(text, labels)
 
 
