@@ -6,8 +6,15 @@ Counts ``c`` correct out of ``K`` runs per (model, question, template) cell,
     u ~ N(0, s_question^2), v ~ N(0, s_template^2), w ~ N(0, s_question_template^2),
     x ~ N(0, s_model_template^2), z ~ N(0, s_model_question^2),
 
-all non-centred (template and model x template effects sum to 0 over the templates, their
-means drawn back afterwards: see :func:`derived_accuracies`), scales half-normal (1 for question and template, 0.5 for the interactions),
+written as the same prior with no direction left to the prior alone (``question_sums``, the
+default): per question, w's mean over the templates and z's mean over the models are moved
+into u, and x's mean over the models into v (each mean is independent of the deviations, which
+are zero-sum normal with the same scale), so that u ~ N(0, s_q^2 + s_qt^2 / T + s_mq^2 / M)
+and v ~ N(0, s_t^2 + s_mt^2 / M); u, v, x (over models and templates), w (over templates) and
+z (over models) sum to 0, the means absorbed into alpha drawn back afterwards (see
+:func:`derived_accuracies`). u, v, x are centred (each well informed by the data: 200, 20,000
+and 2,000 runs per effect at 10 x 500 x 5 x 4), w and z non-centred. Scales half-normal (1 for
+question and template, 0.5 for the interactions),
 alpha_m ~ N(0, 1.5^2). The model x question effect keeps two models' paired differences from
 passing for identical question difficulties on the logit scale.
 
@@ -36,12 +43,19 @@ __all__ = [
 #: Random effects of the model, in the order of their scales.
 EFFECTS = ("question", "template", "question_template", "model_template", "model_question")
 _PRIOR_SCALE = {"question": 1.0, "template": 1.0}
+#: Effects drawn centred by default (see benchmarks/results/noises_mcmc.md for the trials).
+CENTRED: tuple[str, ...] = ("question", "template", "model_template")
+#: Whether u, w and z are written with their question-level means merged into u.
+QUESTION_SUMS = True
 _NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(60)
 _WEIGHTS = _WEIGHTS / _WEIGHTS.sum()
 
 
-def crossed_model(correct, count):
+def crossed_model(correct, count, centred=CENTRED, question_sums=QUESTION_SUMS):
     """The PyMC model of ``(M, N, T)`` arrays of correct counts and runs (0 = no cell).
+
+    ``centred`` names the effects drawn centred (``N(0, sigma^2)`` directly); the others are
+    non-centred (``sigma * N(0, 1)``).
 
     Examples
     --------
@@ -49,6 +63,7 @@ def crossed_model(correct, count):
     >>> m = crossed_model(np.ones((2, 3, 2)), np.full((2, 3, 2), 2))  # doctest: +SKIP
     """
     import pymc as pm
+    import pytensor.tensor as pt
 
     c = np.asarray(correct, dtype=np.int64)
     k = np.asarray(count, dtype=np.int64)
@@ -65,14 +80,56 @@ def crossed_model(correct, count):
         scales = {
             name: pm.HalfNormal(f"sigma_{name}", _PRIOR_SCALE.get(name, 0.5)) for name in EFFECTS
         }
-        u = pm.Normal("u_raw", 0, 1, dims="question") * scales["question"]
+
+        def iid(name, raw, dims, zero_sum=False, sigma=None):
+            sigma = scales[name] if sigma is None else sigma
+            dist = pm.ZeroSumNormal if zero_sum else pm.Normal
+            if name in centred:
+                return dist(raw, sigma=sigma, dims=dims)
+            return dist(raw, sigma=1.0, dims=dims) * sigma
+
         # Template effects sum to 0 over the templates (their mean is not identified apart
         # from alpha with few templates: a ridge that stalls NUTS); their mean is drawn back
         # from its prior in derived_accuracies.
-        v = pm.ZeroSumNormal("v_raw", 1.0, dims="template") * scales["template"]
-        w = pm.Normal("w_raw", 0, 1, dims=("question", "template")) * scales["question_template"]
-        x = pm.ZeroSumNormal("x_raw", 1.0, dims=("model", "template")) * scales["model_template"]
-        z = pm.Normal("z_raw", 0, 1, dims=("model", "question")) * scales["model_question"]
+        if not question_sums:
+            v = iid("template", "v_raw", "template", zero_sum=True)
+            x = iid("model_template", "x_raw", ("model", "template"), zero_sum=True)
+        else:
+            # Likewise x's mean over the models moves into v (v + x unchanged): v_t ~
+            # N(0, s_t^2 + s_mt^2 / M) summing to 0, x sums to 0 over models and templates.
+            v = iid(
+                "template",
+                "v_raw",
+                "template",
+                zero_sum=True,
+                sigma=pt.sqrt(scales["template"] ** 2 + scales["model_template"] ** 2 / n_models),
+            )
+            x = pm.ZeroSumNormal(
+                "x_raw",
+                sigma=1.0 if "model_template" not in centred else scales["model_template"],
+                dims=("model", "template"),
+                n_zerosum_axes=2,
+            )
+            if "model_template" not in centred:
+                x = x * scales["model_template"]
+        if not question_sums:
+            u = iid("question", "u_raw", "question")
+            w = iid("question_template", "w_raw", ("question", "template"))
+            z = iid("model_question", "z_raw", ("model", "question"))
+        else:
+            # The same prior, written so that no direction is left to the prior alone: per
+            # question, w's mean over the templates and z's mean over the models are moved
+            # into u (independent of the deviations, which are zero-sum normal with the same
+            # scale), so u_q ~ N(0, s_q^2 + s_qt^2 / T + s_mq^2 / M); u sums to 0 over the
+            # questions, its mean (absorbed into alpha) drawn back in derived_accuracies.
+            tau = pt.sqrt(
+                scales["question"] ** 2
+                + scales["question_template"] ** 2 / n_templates
+                + scales["model_question"] ** 2 / n_models
+            )
+            u = iid("question", "u_raw", "question", zero_sum=True, sigma=tau)
+            w = iid("question_template", "w_raw", ("question", "template"), zero_sum=True)
+            z = iid("model_question", "z_raw", ("question", "model"), zero_sum=True).T
         pm.Deterministic("v", v, dims="template")
         pm.Deterministic("x", x, dims=("model", "template"))
         eta = alpha[m] + u[q] + v[t] + w[q, t] + x[m, t] + z[m, q]
@@ -87,7 +144,9 @@ def _expit_normal(mean, variance):
     return special.expit(mean[..., None] + sd[..., None] * _NODES) @ _WEIGHTS
 
 
-def derived_accuracies(alpha, sigmas: dict, v, x, rng=None) -> tuple[np.ndarray, np.ndarray]:
+def derived_accuracies(
+    alpha, sigmas: dict, v, x, rng=None, n_questions=None
+) -> tuple[np.ndarray, np.ndarray]:
     """Per draw and model: accuracy over the template population and over these templates.
 
     ``alpha`` (S, M), each ``sigmas[name]`` (S,), ``v`` (S, T), ``x`` (S, M, T). With
@@ -115,6 +174,17 @@ def derived_accuracies(alpha, sigmas: dict, v, x, rng=None) -> tuple[np.ndarray,
             gen.normal(size=level.shape) * np.sqrt(var["model_template"] / n_templates)[:, None]
         )
         level = level - v_mean[:, None] - x_mean
+        if n_questions:
+            # question_sums: u's mean over the N questions (absorbed into alpha) drawn back
+            # from its prior, N(0, (s_q^2 + s_qt^2 / T + s_mq^2 / M) / N), shared by the models.
+            tau2 = (
+                var["question"]
+                + var["question_template"] / n_templates
+                + var["model_question"] / level.shape[1]
+            )
+            u_mean = gen.normal(size=level.shape[0]) * np.sqrt(tau2 / n_questions)
+            level = level - u_mean[:, None]
+            alpha = np.asarray(alpha, dtype=float) - u_mean[:, None]
     population = _expit_normal(level, total[:, None] + 0 * level)
     within = var["question"] + var["question_template"] + var["model_question"]
     mean_t = alpha[:, :, None] + v[:, None, :] + x
@@ -132,6 +202,9 @@ def sample_crossed(
     rng=0,
     progress: bool = True,
     target_accept: float = 0.9,
+    centred=CENTRED,
+    question_sums=QUESTION_SUMS,
+    adaptation: str | None = None,
 ):
     """NUTS draws of :func:`crossed_model` with the derived accuracies and diagnostics.
 
@@ -151,7 +224,7 @@ def sample_crossed(
     from .diagnostics import check_convergence
 
     seed = int(np.random.default_rng(rng).integers(2**31))
-    model = crossed_model(correct, count)
+    model = crossed_model(correct, count, centred, question_sums)
     start = time.perf_counter()
     try:
         import nutpie  # noqa: F401
@@ -159,6 +232,7 @@ def sample_crossed(
         sampler = "nutpie"
     except ImportError:
         sampler = "pymc"
+    extra = {"nuts": {"adaptation": adaptation}} if adaptation and sampler == "nutpie" else {}
     with model:
         tree = pm.sample(
             draws=draws,
@@ -170,6 +244,7 @@ def sample_crossed(
             nuts_sampler=sampler,
             target_accept=target_accept,
             compute_convergence_checks=False,
+            **extra,
         )
     seconds = time.perf_counter() - start
     post = tree["posterior"]
@@ -186,6 +261,7 @@ def sample_crossed(
         arr("v", "template"),
         arr("x", "model", "template"),
         rng=np.random.default_rng(seed + 1),
+        n_questions=np.shape(count)[1] if question_sums else None,
     )
     shape = (post.sizes["chain"], post.sizes["draw"])
     derived = xr.Dataset(
