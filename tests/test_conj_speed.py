@@ -128,6 +128,16 @@ def _scipy_objective(cells):
     return loglik
 
 
+def _scipy_gradient(cells):
+    """kappa_grid's gradient in eta on marginal_loglik (the root finding's function)."""
+    cu, ku, w = cells
+
+    def gradient(eta, lam, _terms, rows, prior):
+        return marginal_loglik(eta, lam, cu[rows], ku[rows], w[rows], prior, derivatives=True)[1]
+
+    return gradient
+
+
 @pytest.mark.shared_data
 @pytest.mark.slow
 def test_fit_equals_scipy_special_functions_on_math500(shared_data, monkeypatch):
@@ -142,6 +152,7 @@ def test_fit_equals_scipy_special_functions_on_math500(shared_data, monkeypatch)
     kappa_grid = importlib.import_module("bayesnoise.conjugate.kappa_grid")
     monkeypatch.setattr(kappa_grid, "count_terms", lambda *a: None)
     monkeypatch.setattr(kappa_grid, "terms_loglik", _scipy_objective(cells))
+    monkeypatch.setattr(kappa_grid, "terms_gradient", _scipy_gradient(cells))
     slow = fit_empirical_bayes(c, k, warn=False)
     # both log likelihoods (~1e5) are within ~1e-9 of the exact value (64 eps of the summed
     # magnitudes, ~1e7): the node weights exp(lml - max) then agree to that relative error,
