@@ -19,7 +19,8 @@ import bayesnoise as bn
 from bayesnoise.cli import main
 from bayesnoise.conjugate import paired_population_posterior
 from bayesnoise.data import DataError
-from bayesnoise.decide.gate import combine_tests, gate, paired_regression_test
+from bayesnoise.decide.gate import gate
+from bayesnoise.decide.regression_tests import combine_tests, paired_regression_test
 from bayesnoise.frequentist import meta_z
 from studies.ci_decisions import draw, population, shifted, variance_of_difference
 

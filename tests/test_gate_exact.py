@@ -14,7 +14,8 @@ from scipy import stats
 
 import bayesnoise as bn
 from bayesnoise.cli import main
-from bayesnoise.decide.gate import gate, paired_regression_test
+from bayesnoise.decide.gate import gate
+from bayesnoise.decide.regression_tests import paired_regression_test
 from bayesnoise.frequentist.exact_paired import sign_flip_test
 from studies.ci_decisions import draw, population
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .gate import COMBINED, GateResult, _result, _t_quantile, combine_tests
+from .gate import COMBINED, GateResult, _result
+from .regression_tests import _t_quantile, combine_tests
 
 __all__ = ["crossed_gate", "crossed_regression_test"]
 

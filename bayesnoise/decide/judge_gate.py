@@ -179,7 +179,7 @@ def judge_gate(
 def _bayes_row(hb, hc, jb, jc, items, margin, alpha, n_resamples, rng) -> dict:
     from bayesnoise.conjugate.judge import misclassification_posterior, pattern_counts
 
-    from .gate import _p_no_regression
+    from .regression_tests import _p_no_regression
 
     verdicts = np.stack([jc, jb])[:, items]
     if not np.isin(verdicts, (0.0, 1.0)).all():

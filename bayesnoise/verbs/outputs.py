@@ -70,7 +70,7 @@ def report(
     from bayesnoise.reporting.html import write_report
 
     if judge_col is not None or human_col is not None or human is not None:
-        from .judge import judge_report
+        from ._judge_report import judge_report
 
         return judge_report(
             data,

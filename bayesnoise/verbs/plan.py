@@ -145,7 +145,7 @@ def plan(
     human_cost : float, optional
         A judge-graded pilot (``judge_col``, ``human_col`` or ``human`` as in
         :func:`judge`): instead, per model, how many human labels reach ``target_se`` for the
-        PPI++ accuracy, at this cost per label (:func:`bayesnoise.verbs.judge.judge_plan`).
+        PPI++ accuracy, at this cost per label (:func:`bayesnoise.verbs._judge_plan.judge_plan`).
     progress : bool, default True
         Progress display on standard error while reading.
 
@@ -182,7 +182,7 @@ def plan(
     ('cost_question N + cost_template T + cost_sample N T K', True)
     """
     if human_cost is not None:  # a judge-graded pilot: human labels to buy
-        from .judge import judge_plan
+        from ._judge_plan import judge_plan
 
         return judge_plan(
             data,
