@@ -191,8 +191,8 @@ def test_coverage_raise_and_intersect(tmp_path):
         warnings.simplefilter("always")
         per_model = bn.frequentist.model_noise(ds)
     assert [str(w.message) for w in caught if "questions" in str(w.message)] == [
-        "c: only 2 questions; normal-theory SEs, intervals and z are unreliable below 30 "
-        "(prefer the exact sign test)"
+        "c: only 2 questions; normal-theory SEs, intervals and z are unreliable below 30; "
+        "see docs/warnings.md#small-n"
     ]
     assert per_model["questions"].tolist() == [3, 2]
 

@@ -40,7 +40,7 @@ def _warn_small_n(ds: xr.Dataset, n: int) -> None:
     if n < SMALL_N:
         warnings.warn(
             f"{ds.attrs.get('benchmark', 'benchmark')}: only {n} questions; normal-theory SEs, "
-            f"intervals and z are unreliable below {SMALL_N} (prefer the exact sign test)",
+            f"intervals and z are unreliable below {SMALL_N}; {see_warnings('small-n')}",
             UserWarning,
             stacklevel=3,
         )
