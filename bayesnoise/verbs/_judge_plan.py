@@ -11,7 +11,7 @@ import pandas as pd
 from bayesnoise.data import DataError
 
 from ._result import to_result
-from .judge import _check_options, _select
+from .judge import _check_options, _read_table
 
 
 def judge_plan(
@@ -47,7 +47,6 @@ def judge_plan(
     from scipy import stats
 
     from bayesnoise.frequentist.ppi import human_labels_for_se
-    from bayesnoise.io.judge import read_judge
 
     if human_cost is None or not float(human_cost) > 0:
         raise DataError(
@@ -61,16 +60,7 @@ def judge_plan(
     if not float(target_se) > 0:
         raise DataError(f"target_se must be > 0, got {target_se}")
     opts = _check_options("frequentist", "model", "per-model", "two-sided", 0.95, read)
-    table = read_judge(
-        data,
-        judge_col=judge_col,
-        human_col=human_col,
-        human=human,
-        model_col=opts["model_col"],
-        question_col=opts["question_col"],
-    )
-    if opts["models"]:
-        table = _select(table, opts["models"])
+    table = _read_table(data, judge_col, human_col, human, opts)
     rows = []
     for m, model in enumerate(table.models):
         scores = table.judge[0, m]

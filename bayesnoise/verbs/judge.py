@@ -451,20 +451,9 @@ def judge(
     >>> r.sizes["model"], float(r["accuracy_ppi"].sel(model="model_a")) > 0.5
     (3, True)
     """
-    from bayesnoise.io.judge import read_judge
-
     opts = _check_options(method, by, judge_bias, alternative, confidence_level, read)
     level = float(confidence_level)
-    table = read_judge(
-        data,
-        judge_col=judge_col,
-        human_col=human_col,
-        human=human,
-        model_col=opts["model_col"],
-        question_col=opts["question_col"],
-    )
-    if opts["models"]:
-        table = _select(table, opts["models"])
+    table = _read_table(data, judge_col, human_col, human, opts)
     if by == "pair" and len(table.models) < 2:
         raise DataError(f"{table.source}: by='pair' needs two models or more")
     checks = _labelled_checks(table)
@@ -509,6 +498,22 @@ def judge(
         }
     )
     return out
+
+
+def _read_table(data, judge_col, human_col, human, opts):
+    """The judge table of ``data`` (the read options checked by :func:`_check_options`),
+    restricted to ``opts["models"]`` when given."""
+    from bayesnoise.io.judge import read_judge
+
+    table = read_judge(
+        data,
+        judge_col=judge_col,
+        human_col=human_col,
+        human=human,
+        model_col=opts["model_col"],
+        question_col=opts["question_col"],
+    )
+    return _select(table, opts["models"]) if opts["models"] else table
 
 
 def _select(table, models):
