@@ -60,6 +60,7 @@ from .regression_tests import (
     combine_tests,
     paired_regression_test,
 )
+from .verdicts import _p_text
 
 __all__ = ["GateResult", "gate"]
 
@@ -96,12 +97,6 @@ GATE_COLUMNS_BAYES = [
     "regression",
     "verdict",
 ]
-
-
-def _fmt_p(p) -> str:
-    if not np.isfinite(p):
-        return "undefined"
-    return f"{p:.1e}" if p < 0.001 else f"{p:.3f}"
 
 
 def _outcome(low, regression, margin) -> str:
@@ -387,11 +382,11 @@ def _result(rows, names, accuracies, margin, alpha, method, baseline, candidate,
         if method == "frequentist":
             test = row.get("test", "t")
             named = "" if test == "t" else f"{test.replace(' (Monte Carlo)', '')} test "
-            evidence = f"{named}p = {_fmt_p(row[p_key])}"
+            evidence = f"{named}p = {_p_text(row[p_key])}"
         else:
-            evidence = f"P(no regression) = {_fmt_p(row[p_key])}"
+            evidence = f"P(no regression) = {_p_text(row[p_key])}"
         if len(rows) > 1:
-            evidence += f", Holm {_fmt_p(adjusted[i])}"
+            evidence += f", Holm {_p_text(adjusted[i])}"
         text = _line(
             row["change"],
             low,
