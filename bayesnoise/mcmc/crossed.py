@@ -12,8 +12,9 @@ into u, and x's mean over the models into v (each mean is independent of the dev
 are zero-sum normal with the same scale), so that u ~ N(0, s_q^2 + s_qt^2 / T + s_mq^2 / M)
 and v ~ N(0, s_t^2 + s_mt^2 / M); u, v, x (over models and templates), w (over templates) and
 z (over models) sum to 0, the means absorbed into alpha drawn back afterwards (see
-:func:`derived_accuracies`). u, v, x are centred (each well informed by the data: 200, 20,000
-and 2,000 runs per effect at 10 x 500 x 5 x 4), w and z non-centred. Scales half-normal (1 for
+:func:`derived_accuracies`). u and v are centred (each well informed by the data: 200 and 20,000
+runs per effect at 10 x 500 x 5 x 4), x centred when its scale rests on (M - 1)(T - 1) >= 16
+free effects (:func:`default_centred`), w and z non-centred. Scales half-normal (1 for
 question and template, 0.5 for the interactions),
 alpha_m ~ N(0, 1.5^2). The model x question effect keeps two models' paired differences from
 passing for identical question difficulties on the logit scale.
@@ -35,27 +36,55 @@ import numpy as np
 from scipy import special
 
 __all__ = [
+    "absorbed_means",
     "crossed_model",
+    "default_centred",
     "derived_accuracies",
     "sample_crossed",
+    "summarise_crossed",
 ]
 
 #: Random effects of the model, in the order of their scales.
 EFFECTS = ("question", "template", "question_template", "model_template", "model_question")
 _PRIOR_SCALE = {"question": 1.0, "template": 1.0}
-#: Effects drawn centred by default (see benchmarks/results/noises_mcmc.md for the trials).
+#: Effects drawn centred at 10 models x 5 templates (benchmarks/results/noises_mcmc.md).
 CENTRED: tuple[str, ...] = ("question", "template", "model_template")
+#: Fewest free model x template effects, (M - 1)(T - 1), for which x is drawn centred.
+_CENTRE_X_FROM = 16
+
+
+def default_centred(n_models: int, n_templates: int) -> tuple[str, ...]:
+    """The effects drawn centred for M models and T templates.
+
+    The model x template scale rests on (M - 1)(T - 1) free effects. With 10 models x 5
+    templates (36) x centred mixes best (benchmarks/results/noises_mcmc.md); with 2 models x 5
+    templates (4) the centred x is a funnel: 2 x 1000 draws at N = 100, K = 1 gave 0-21
+    divergences per fit in 4 of 8 fits (K = 1 and 5), none with x non-centred.
+
+    Examples
+    --------
+    >>> default_centred(2, 5), default_centred(10, 5)
+    (('question', 'template'), ('question', 'template', 'model_template'))
+    """
+    if (n_models - 1) * (n_templates - 1) >= _CENTRE_X_FROM:
+        return CENTRED
+    return ("question", "template")
+
+
 #: Whether u, w and z are written with their question-level means merged into u.
 QUESTION_SUMS = True
 _NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(60)
 _WEIGHTS = _WEIGHTS / _WEIGHTS.sum()
 
 
-def crossed_model(correct, count, centred=CENTRED, question_sums=QUESTION_SUMS):
+def crossed_model(correct, count, centred=None, question_sums=QUESTION_SUMS, data_container=False):
     """The PyMC model of ``(M, N, T)`` arrays of correct counts and runs (0 = no cell).
 
-    ``centred`` names the effects drawn centred (``N(0, sigma^2)`` directly); the others are
-    non-centred (``sigma * N(0, 1)``).
+    ``centred`` names the effects drawn centred (``N(0, sigma^2)`` directly; default
+    :func:`default_centred`); the others are non-centred (``sigma * N(0, 1)``). With ``data_container`` the observed counts of the
+    present cells are a ``pm.Data`` named ``correct_cells`` (in ``np.nonzero(count)`` order),
+    so that a compiled model can be refitted to new counts on the same cells (simulation
+    studies).
 
     Examples
     --------
@@ -68,6 +97,8 @@ def crossed_model(correct, count, centred=CENTRED, question_sums=QUESTION_SUMS):
     c = np.asarray(correct, dtype=np.int64)
     k = np.asarray(count, dtype=np.int64)
     n_models, n_questions, n_templates = k.shape
+    if centred is None:
+        centred = default_centred(n_models, n_templates)
     m, q, t = np.nonzero(k > 0)
     coords = {
         "model": np.arange(n_models),
@@ -133,7 +164,10 @@ def crossed_model(correct, count, centred=CENTRED, question_sums=QUESTION_SUMS):
         pm.Deterministic("v", v, dims="template")
         pm.Deterministic("x", x, dims=("model", "template"))
         eta = alpha[m] + u[q] + v[t] + w[q, t] + x[m, t] + z[m, q]
-        pm.Binomial("y", n=k[m, q, t], logit_p=eta, observed=c[m, q, t])
+        observed = c[m, q, t]
+        if data_container:
+            observed = pm.Data("correct_cells", observed)
+        pm.Binomial("y", n=k[m, q, t], logit_p=eta, observed=observed)
     return model
 
 
@@ -142,6 +176,42 @@ def _expit_normal(mean, variance):
     sd = np.sqrt(np.asarray(variance, dtype=float))
     mean = np.asarray(mean, dtype=float)
     return special.expit(mean[..., None] + sd[..., None] * _NODES) @ _WEIGHTS
+
+
+def absorbed_means(var: dict, n_models: int, n_templates: int, n_questions, gen):
+    """Draws of the effects' means that the sum-to-zero form leaves to alpha.
+
+    Per draw of the variances ``var[name]`` (S,): the template part (S, M), the mean over the
+    T templates of v + x_m, N(0, s_template^2 / T) shared by the models plus
+    N(0, s_model_template^2 / T) per model; and the question part (S,), u's mean over the N
+    questions, N(0, (s_q^2 + s_qt^2 / T + s_mq^2 / M) / N) shared by the models (zeros
+    unless ``n_questions``: the question-sums form). Added to the zero-sum effects they give
+    the linear predictor the iid prior of :func:`crossed_model`'s docstring implies
+    (``tests/test_noises_mcmc_prior.py`` checks its covariance).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> var = {e: np.ones(3) for e in EFFECTS}
+    >>> t, q = absorbed_means(var, 2, 5, 100, np.random.default_rng(0))
+    >>> t.shape, q.shape
+    ((3, 2), (3,))
+    """
+    size = np.shape(var["template"])[0]
+    v_mean = gen.normal(size=size) * np.sqrt(var["template"] / n_templates)
+    x_mean = (
+        gen.normal(size=(size, n_models)) * np.sqrt(var["model_template"] / n_templates)[:, None]
+    )
+    template_part = v_mean[:, None] + x_mean
+    question_part = np.zeros(size)
+    if n_questions:
+        tau2 = (
+            var["question"]
+            + var["question_template"] / n_templates
+            + var["model_question"] / n_models
+        )
+        question_part = gen.normal(size=size) * np.sqrt(tau2 / n_questions)
+    return template_part, question_part
 
 
 def derived_accuracies(
@@ -167,24 +237,11 @@ def derived_accuracies(
     total = sum(var.values())
     level = np.asarray(alpha, dtype=float)
     if rng is not None:
-        n_templates = v.shape[-1]
-        gen = np.random.default_rng(rng)
-        v_mean = gen.normal(size=level.shape[0]) * np.sqrt(var["template"] / n_templates)
-        x_mean = (
-            gen.normal(size=level.shape) * np.sqrt(var["model_template"] / n_templates)[:, None]
+        template_part, question_part = absorbed_means(
+            var, level.shape[1], v.shape[-1], n_questions, np.random.default_rng(rng)
         )
-        level = level - v_mean[:, None] - x_mean
-        if n_questions:
-            # question_sums: u's mean over the N questions (absorbed into alpha) drawn back
-            # from its prior, N(0, (s_q^2 + s_qt^2 / T + s_mq^2 / M) / N), shared by the models.
-            tau2 = (
-                var["question"]
-                + var["question_template"] / n_templates
-                + var["model_question"] / level.shape[1]
-            )
-            u_mean = gen.normal(size=level.shape[0]) * np.sqrt(tau2 / n_questions)
-            level = level - u_mean[:, None]
-            alpha = np.asarray(alpha, dtype=float) - u_mean[:, None]
+        level = level - template_part - question_part[:, None]
+        alpha = np.asarray(alpha, dtype=float) - question_part[:, None]
     population = _expit_normal(level, total[:, None] + 0 * level)
     within = var["question"] + var["question_template"] + var["model_question"]
     mean_t = alpha[:, :, None] + v[:, None, :] + x
@@ -202,7 +259,7 @@ def sample_crossed(
     rng=0,
     progress: bool = True,
     target_accept: float = 0.9,
-    centred=CENTRED,
+    centred=None,
     question_sums=QUESTION_SUMS,
     adaptation: str | None = None,
 ):
@@ -219,9 +276,6 @@ def sample_crossed(
     import time
 
     import pymc as pm
-    import xarray as xr
-
-    from .diagnostics import check_convergence
 
     seed = int(np.random.default_rng(rng).integers(2**31))
     model = crossed_model(correct, count, centred, question_sums)
@@ -247,6 +301,20 @@ def sample_crossed(
             **extra,
         )
     seconds = time.perf_counter() - start
+    n_questions = np.shape(count)[1] if question_sums else None
+    return summarise_crossed(tree, seed, n_questions, seconds, sampler)
+
+
+def summarise_crossed(tree, seed: int, n_questions, seconds: float, sampler: str) -> dict:
+    """The derived accuracies, scales and convergence report of a crossed-model fit.
+
+    ``tree``: the sampler's result (posterior and sample_stats groups); ``n_questions``: the
+    number of questions when the model was written with ``question_sums`` (else None).
+    """
+    import xarray as xr
+
+    from .diagnostics import check_convergence
+
     post = tree["posterior"]
     post = post.to_dataset() if hasattr(post, "to_dataset") else post
     stacked = post.stack(sample=("chain", "draw"))
@@ -261,7 +329,7 @@ def sample_crossed(
         arr("v", "template"),
         arr("x", "model", "template"),
         rng=np.random.default_rng(seed + 1),
-        n_questions=np.shape(count)[1] if question_sums else None,
+        n_questions=n_questions,
     )
     shape = (post.sizes["chain"], post.sizes["draw"])
     derived = xr.Dataset(
