@@ -209,6 +209,51 @@ def test_figures_draw_the_parts_and_the_template_means():
     np.testing.assert_allclose(image, want.loc[order].values)
 
 
+def _three_models(n=12):
+    df = _frame(n=n)
+    c = _frame(seed=1, n=n).query("model == 'B'").assign(model="C")
+    return pd.concat([df, c], ignore_index=True)
+
+
+def test_figure_by_pair_draws_the_parts_of_each_difference(tmp_path):
+    df = _three_models()
+    fig = bn.plot.noises(df, factors=["template"], by="pair")
+    result = bn.noises(df, factors=["template"], by="pair")
+    ax = fig.axes[0]
+    pairs = [str(p) for p in result["pair"].values]
+    assert len(pairs) == 3
+    assert [t.get_text() for t in ax.get_yticklabels()] == pairs  # one bar per pair
+    components = [str(c) for c in result["component"].values]
+    assert components[1] == "model x template"
+    assert len(ax.patches) == len(pairs) * len(components)
+    # barh draws one component at a time over every pair: patches are component-major
+    parts = result["variance_part"].transpose("component", "pair").values
+    bars = np.array([p.get_width() for p in ax.patches]).reshape(parts.shape)
+    np.testing.assert_allclose(bars, np.clip(parts, 0, None), rtol=1e-12)
+    shown = parts >= 0
+    np.testing.assert_allclose(bars[shown], parts[shown], rtol=1e-12)
+    starts = np.array([p.get_x() for p in ax.patches]).reshape(parts.shape)
+    np.testing.assert_allclose(starts[1:], np.cumsum(bars, axis=0)[:-1], rtol=1e-12)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    negative = np.any(parts < 0, axis=1)
+    want = [
+        n + (" (< 0 drawn as 0)" if neg else "")
+        for n, neg in zip(components, negative, strict=True)
+    ]
+    assert legend == want
+    # the command line draws the same figure; --by is for plot noises only
+    from bayesnoise.cli import main
+
+    path = tmp_path / "t.csv"
+    df.to_csv(path, index=False)
+    out = tmp_path / "pairs.png"
+    args = ["plot", "noises", str(path), "--factor", "template", "--by", "pair", "-o", str(out)]
+    assert main(args) in (0, None)
+    assert out.stat().st_size > 0
+    args = ["plot", "heatmap", str(path), "--by", "pair", "-o", str(tmp_path / "h.png")]
+    assert main(args) == 2
+
+
 def test_coverage_over_templates_and_the_naive_pooled_interval_fails():
     # 0/1 scores from the logit model of studies/noises.py (truth by quadrature), T = 5.
     # Two-sided band for a 0.95 interval over R replicates: 0.95 +- 3.5 sqrt(0.95 0.05 / R).

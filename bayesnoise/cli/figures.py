@@ -30,6 +30,13 @@ def register(sub) -> None:
     p.add_argument("--judge-col", metavar="NAME", help="judge: judge-score column")
     p.add_argument("--human-col", metavar="NAME", help="judge: human-label column")
     p.add_argument("--human", metavar="FILE", help="judge: human labels in a second table")
+    p.add_argument(
+        "--by",
+        choices=verbs.factors.BY,
+        default="model",
+        help="noises: a bar per model (default) or per pair (the parts of the difference's "
+        "SE^2; the template part is then the model x template interaction)",
+    )
     p.add_argument("--dpi", type=int, default=150, help="PNG resolution")
     add_level(p, "forest: interval level (default 0.95)", 0.95)
     add_rng(p, "Monte Carlo intervals")

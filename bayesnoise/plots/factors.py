@@ -49,7 +49,11 @@ def plot_variance_parts(result, *, ax=None, title=None):
     ax.set_xlabel("part of SE^2, template population (variance of the mean)")
     ax.legend(loc="lower right", fontsize="small")
     factor = result.attrs.get("factor", "template")
-    ax.set_title(title or f"where the SE comes from: questions, {factor}s, runs")
+    if dim == "pair":  # the template part of a difference: the model x template interaction
+        default = f"where the SE of A - B comes from: questions, model x {factor}, runs"
+    else:
+        default = f"where the SE comes from: questions, {factor}s, runs"
+    ax.set_title(title or default)
     return ax
 
 

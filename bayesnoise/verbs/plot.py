@@ -83,14 +83,17 @@ def heatmap(data, *, progress=True, **read):
     return _figure(plots.plot_heatmap(dataset(data, progress=progress, **read)))
 
 
-def noises(data, *, factors=None, progress=True, **read):
+def noises(data, *, factors=None, by="model", progress=True, **read):
     """Stacked bars per model: the question, template, question x template and sampling
-    parts of the squared SE over the template population (``bn.noises``)."""
+    parts of the squared SE over the template population (``bn.noises``); ``by="pair"``
+    (CLI ``--by pair``): one bar per pair of models, the parts of its difference's squared
+    SE (``bn.noises(..., by="pair")``), the template part then the model x template
+    interaction."""
     from bayesnoise import plots
 
     from .factors import noises as _noises
 
-    result = _noises(data, factors=factors, progress=progress, **read)
+    result = _noises(data, factors=factors, by=by, progress=progress, **read)
     return _figure(plots.plot_variance_parts(result))
 
 
