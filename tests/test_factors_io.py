@@ -125,3 +125,84 @@ def test_inspect_logs_of_prompt_variants(tmp_path):
             want = sum(s["scores"]["match"]["value"] == "C" for s in log["samples"] if s["id"] == i)
             got = ds["correct"].sel(model=model, question=str(i), template=template).item()
             assert got == want
+
+
+def _clustered(df: pd.DataFrame, column: str = "topic") -> pd.DataFrame:
+    return df.assign(**{column: df["question"].map({"q0": "a", "q1": "a", "q2": "b", "q3": "b"})})
+
+
+def _says_what_to_do(text: str, where: str, column: str) -> None:
+    assert text.startswith(f"{where}: questions in clusters (column {column!r})")
+    assert "the factor 'template'" in text
+    assert "bayesnoise noises --factor template" in text and "--by pair" in text
+    assert "model x template interaction" in text
+    assert "load without --factor" in text
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["noises"],
+        ["noises", "--by", "pair"],
+        ["pairs"],
+        ["compare", "--by", "pair"],
+        ["check", "--baseline", "B", "--candidate", "A"],
+        ["plan", "--target-se", "0.05"],
+        ["report", "-o", "r.html"],
+        ["plot", "noises", "-o", "n.png"],
+    ],
+)
+@pytest.mark.parametrize("column", ["topic", "cluster"])  # asked for, or found by its name
+def test_clusters_on_factor_data_are_an_error_not_left_out(tmp_path, capsys, command, column):
+    from bayesnoise.cli import main
+
+    path = tmp_path / "t.csv"
+    _clustered(_table(), column).to_csv(path, index=False)
+    asked = ["--cluster-col", column] if column != "cluster" else []
+    args = [*command[:2], str(path)] if command[0] == "plot" else [command[0], str(path)]
+    rest = command[2:] if command[0] == "plot" else command[1:]
+    rest = [str(tmp_path / a) if a.endswith((".html", ".png")) else a for a in rest]
+    assert main([*args, *rest, "--factor", "template", *asked]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and len(err.strip().splitlines()) == 1
+    _says_what_to_do(err.removeprefix("error: ").strip(), str(path), column)
+    assert not list(tmp_path.glob("*.html")) and not list(tmp_path.glob("*.png"))
+
+
+def test_a_loaded_dataset_with_clusters_and_a_factor_is_refused_by_every_factor_verb(tmp_path):
+    # a Dataset built elsewhere (or saved before the check) reaches the verbs without the
+    # reader: the verbs refuse it too, where the cluster columns used to be dropped silently
+    ds = bn.load(_table(), factors=["template"])
+    ds = ds.assign_coords(cluster=("question", ["a", "a", "b", "b"]))
+    ds.attrs["source"] = "built.nc"
+    calls = [
+        lambda: bn.noises(ds),
+        lambda: bn.noises(ds, by="pair"),
+        lambda: bn.pairs(ds),
+        lambda: bn.compare(ds, by="pair"),
+        lambda: bn.check(ds, baseline="B", candidate="A", factors=["template"]),
+        lambda: bn.plan(ds, factors=["template"], target_se=0.05),
+        lambda: bn.plot.noises(ds),
+        lambda: bn.report(ds, output=tmp_path / "r.html", factors=["template"]),
+    ]
+    for call in calls:
+        with pytest.raises(DataError) as err:
+            call()
+        _says_what_to_do(str(err.value), "built.nc", "cluster")
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # 4 questions in 2 clusters
+def test_the_advice_works_clusters_on_one_template(tmp_path):
+    # the error's second way out: one template at a time, without --factor, keeps the clusters
+    from bayesnoise.cli import main
+
+    path = tmp_path / "t1.csv"
+    one = _clustered(_table()).query("template == 't1'").drop(columns="template")
+    one.to_csv(path, index=False)
+    assert main(["pairs", str(path), "--cluster-col", "topic", "--format", "csv"]) == 0
+    pairs = bn.pairs(path, cluster_col="topic")
+    assert np.isfinite(pairs["se_clustered"].values).all()
+    # and the first: the same file with its template column and no clusters
+    full = tmp_path / "all.csv"
+    _table().to_csv(full, index=False)
+    assert int(bn.pairs(full, factors=["template"])["templates"].values[0]) == 3

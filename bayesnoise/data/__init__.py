@@ -11,8 +11,10 @@ from .schema import (
     beta_binomial_counts,
     check_counts,
     check_dataset,
+    clusters_with_factor,
     factor_dims,
     from_arrays,
+    refuse_clusters_with_factors,
     refuse_factors,
     renamed_legacy,
 )

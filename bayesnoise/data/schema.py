@@ -36,8 +36,10 @@ __all__ = [
     "beta_binomial_counts",
     "check_counts",
     "check_dataset",
+    "clusters_with_factor",
     "factor_dims",
     "from_arrays",
+    "refuse_clusters_with_factors",
     "refuse_factors",
     "renamed_legacy",
 ]
@@ -277,6 +279,41 @@ def refuse_factors(ds: xr.Dataset, command: str | None = None) -> xr.Dataset:
         f"`check` take --factor {first} too; to analyse one level here, select it first "
         f"(ds.sel({first}={level!r}), or filter the table) and load without --factor"
     )
+
+
+def clusters_with_factor(where: str, factor: str, cluster: str = "cluster") -> DataError:
+    """The error for questions in clusters (``cluster``: the cluster column, CLI
+    ``--cluster-col``) on data with a factor: the cluster-robust columns (``se_clustered``,
+    ``design_effect``, ...) take one score per (model, question, sample), and no estimator
+    here yet crosses question clusters with a factor. Never left out silently.
+
+    Examples
+    --------
+    >>> print(clusters_with_factor("t.csv", "template", "topic"))  # doctest: +ELLIPSIS
+    t.csv: questions in clusters (column 'topic') and the factor 'template' ...
+    """
+    return DataError(
+        f"{where}: questions in clusters (column {cluster!r}) and the factor {factor!r} "
+        f"together are not supported yet: the clustered columns (se_clustered, "
+        f"design_effect, ...) take one score per (model, question, sample) and would count "
+        f"the {factor} levels as samples, and no estimator here crosses question clusters "
+        f"with a factor. Either leave out the cluster column (--cluster-col, columns="
+        f"{{'cluster': ...}}): the crossed estimator of `bayesnoise noises --factor "
+        f"{factor}` (`--by pair` for differences; pairs, compare, check and plan use it) "
+        f"already accounts for the {factor} (its {factor} and question x {factor} parts, "
+        f"for a pair the model x {factor} interaction), with questions independent; or keep "
+        f"the clusters for one {factor} at a time: select it (filter the table, or "
+        f"ds.sel({factor}=...)) and load without --factor"
+    )
+
+
+def refuse_clusters_with_factors(ds: xr.Dataset) -> xr.Dataset:
+    """``ds`` unchanged unless it has both factor dims and a ``cluster`` coordinate
+    (question clusters); then :func:`clusters_with_factor`'s error."""
+    dims = factor_dims(ds)
+    if dims and "cluster" in ds.coords:
+        raise clusters_with_factor(str(attr(ds, "source")), dims[0])
+    return ds
 
 
 def check_dataset(ds: xr.Dataset) -> xr.Dataset:

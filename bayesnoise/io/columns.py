@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from bayesnoise.data import DataError
+from bayesnoise.data import DataError, clusters_with_factor
 
 __all__ = [
     "Layout",
@@ -214,10 +214,7 @@ def resolve_columns(
     if factors is None and mapping.get("question") in ("item", "input"):
         named = [f for f in _EVALSTATS_FACTORS if f in found and f not in mapping.values()]
     if named and "cluster" in mapping:
-        raise DataError(
-            f"{where}: a cluster column and factor columns together are not supported yet; "
-            "leave one out"
-        )
+        raise clusters_with_factor(where, named[0], mapping["cluster"])
     for name in named:
         mapping[FACTOR + name] = name
     return Layout(kind, mapping, tuple(named))

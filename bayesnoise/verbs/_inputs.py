@@ -222,11 +222,13 @@ def says_threshold(verb):
 
 
 def _check_factors(ds, factors, factors_ok: bool) -> None:
-    """Factor dims only where the verb models them, and the ones asked for."""
-    from bayesnoise.data import factor_dims, refuse_factors
+    """Factor dims only where the verb models them, and the ones asked for; never beside
+    question clusters (refused, not left out: :func:`~bayesnoise.data.clusters_with_factor`)."""
+    from bayesnoise.data import factor_dims, refuse_clusters_with_factors, refuse_factors
 
     if not factors_ok:
         refuse_factors(ds)
+    refuse_clusters_with_factors(ds)
     asked = [factors] if isinstance(factors, str) else list(factors or [])
     missing = [f for f in asked if f not in factor_dims(ds)]
     if missing:
