@@ -299,10 +299,13 @@ def special_expit(z):
     return 1 / (1 + np.exp(-z))
 
 
-def test_one_template_is_refused_with_the_reason():
+def test_one_template_leaves_the_template_population_columns_empty_with_the_reason():
+    # was refused; now the over-this-template interval, NaN over the template population
+    # and one warning line (tests/test_factors_edges.py checks the numbers)
     df = _frame()
-    with pytest.raises(DataError, match=r"1 template levels"):
-        bn.noises(df[df.template == "t1"], factors=["template"])
+    with pytest.warns(UserWarning, match=r"1 template level .*#one-level"):
+        out = bn.noises(df[df.template == "t1"], factors=["template"])
+    assert out["se_templates"].isnull().all() and (out["se_these_templates"] > 0).all()
 
 
 def test_printed_columns_are_the_ones_listed_for_noises():

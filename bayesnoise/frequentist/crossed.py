@@ -37,6 +37,17 @@ Over the template population (templates a random draw) all four count; over thes
 (fixed) the template part drops out. Degrees of freedom: Satterthwaite's, from the mean
 squares (balanced) or the mean squares the estimates imply (unbalanced), so that 3 templates
 give about 2 degrees of freedom where the template part dominates, not N T K.
+
+Edges (each said by the verbs in one warning line, docs/warnings.md):
+
+* one template (T = 1): s2_q, s2_t and s2_qt are not identified; the accuracy over this
+  template keeps its SE, the sample variance of the N cell means over N (unbiased for
+  (s2_q + s2_qt) / N + mean eta / N, N - 1 df); the template-population SE is NaN;
+* an SE estimate of 0 (every cell equal, or the question means equal in a balanced design),
+  within rounding: SE 0, no degrees of freedom (NaN), a zero-width interval, p-value NaN;
+* an SE estimate below 0 (the moments of an unbalanced design cancel), or Satterthwaite
+  degrees of freedom below 1 (mean squares that nearly cancel): SE and interval NaN rather
+  than a zero-width or ~1e20-wide interval.
 """
 
 from __future__ import annotations
@@ -63,8 +74,9 @@ class CrossedFit:
     ``components``: unbiased (s2_q, s2_t, s2_qt, s2_e); with ``split=False`` the third is
     s2_qt + s2_e (one run per cell) and the fourth NaN. ``parts_random`` /
     ``parts_fixed``: each component's share of Var(estimate) (unbiased; the fixed one has 0
-    for the template). ``se_*`` and ``df_*`` are what the intervals use (a negative part
-    truncated at 0)."""
+    for the template). ``se_*`` and ``df_*`` are what the intervals use (a negative template
+    part truncated at 0; SE 0 with df NaN when the variance estimate is 0, both NaN when it is
+    negative; with one template the template-population ones are NaN: module docs, "Edges")."""
 
     estimate: float
     components: np.ndarray
@@ -82,15 +94,21 @@ class CrossedFit:
     balanced: bool
 
     def interval(self, confidence_level: float, *, fixed: bool = False) -> tuple[float, float]:
-        """t interval with the Satterthwaite degrees of freedom."""
+        """t interval with the Satterthwaite degrees of freedom: ``(estimate, estimate)`` when
+        the SE is 0, NaN when the SE is NaN or the degrees of freedom are below 1."""
         se, df = (self.se_fixed, self.df_fixed) if fixed else (self.se_random, self.df_random)
+        if se == 0:
+            return self.estimate, self.estimate
+        if not (se > 0 and df >= 1):
+            return float("nan"), float("nan")
         half = stats.t.ppf(0.5 + confidence_level / 2, df) * se
         return self.estimate - half, self.estimate + half
 
     def p_value(self, *, fixed: bool = False) -> float:
-        """Two-sided t test of ``estimate == 0`` (for a paired difference)."""
+        """Two-sided t test of ``estimate == 0`` (for a paired difference); NaN when the SE is
+        0 or NaN or the degrees of freedom are below 1."""
         se, df = (self.se_fixed, self.df_fixed) if fixed else (self.se_random, self.df_random)
-        if not se > 0:
+        if not (se > 0 and df >= 1):
             return float("nan")
         return float(2 * stats.t.sf(abs(self.estimate) / se, df))
 
@@ -185,7 +203,21 @@ def satterthwaite_df(coefficients, mean_squares, dfs) -> float:
     k = np.asarray(coefficients, dtype=float) * np.asarray(mean_squares, dtype=float)
     d = np.asarray(dfs, dtype=float)
     den = np.sum(np.where(d > 0, k * k / np.where(d > 0, d, 1.0), 0.0))
-    return float(k.sum() ** 2 / den) if den > 0 else float("nan")
+    return float(k.sum() ** 2 / den) if den > 0 and k.sum() > 0 else float("nan")
+
+
+#: A variance estimate within this fraction of the size of its parts is 0 (rounding).
+ZERO_VARIANCE = 1e-12
+
+
+def _se(var: float, scale: float, df: float) -> tuple[float, float]:
+    """(SE, df) of a variance estimate: (0, NaN) when it is 0 up to rounding (``scale``: the
+    size of the terms it sums), (NaN, NaN) when it is below 0 or NaN (module docs, "Edges")."""
+    if abs(var) <= ZERO_VARIANCE * scale:
+        return 0.0, float("nan")
+    if not var > 0:
+        return float("nan"), float("nan")
+    return float(np.sqrt(var)), float(df)
 
 
 def crossed_fit(y, eta, observed, runs=None) -> CrossedFit:
@@ -223,44 +255,60 @@ def crossed_fit(y, eta, observed, runs=None) -> CrossedFit:
     per_t = obs.sum(axis=0)
     a = np.where(obs, 1.0 / (n_t * np.maximum(per_t, 1))[None, :], 0.0)
     estimate = float(np.sum(a * y))
-    if balanced and n_q > 1 and n_t > 1:
-        ms_q, ms_t, ms_qt = anova_mean_squares(y)
-        e_bar = 0.0 if e is None else float(e.mean())
-        s2 = np.array([(ms_q - ms_qt) / n_t, (ms_t - ms_qt) / n_q, ms_qt - e_bar])
-    else:
-        s2 = moment_components(y, e, obs)
     c_q = float(np.sum(a.sum(axis=1) ** 2))
     c_t = float(np.sum(a.sum(axis=0) ** 2))
     c_qt = float(np.sum(a * a))
     e_part = 0.0 if e is None else float(np.sum(a * a * e))
-    parts_random = np.array([c_q * s2[0], c_t * s2[1], c_qt * s2[2], e_part])
-    parts_fixed = parts_random.copy()
-    parts_fixed[1] = 0.0
-    # Mean squares the estimates imply (the real ones for a balanced design).
-    n_tilde, t_tilde = n_cells / n_t, n_cells / n_q
-    r = s2[2] + (e_part / c_qt if c_qt > 0 else 0.0)
-    ms = np.array([t_tilde * s2[0] + r, n_tilde * s2[1] + r, r])
-    dfs = np.array([n_q - 1, n_t - 1, n_cells - n_q - n_t + 1], dtype=float)
-    k_q, k_t = c_q / t_tilde, c_t / n_tilde
-    var_fixed = max(float(parts_fixed.sum()), 0.0)
-    df_fixed = satterthwaite_df([k_q, c_qt - k_q], ms[[0, 2]], dfs[[0, 2]])
-    if s2[1] > 0:
-        var_random = var_fixed + parts_random[1]
-        df_random = satterthwaite_df([k_q, k_t, c_qt - k_q - k_t], ms, dfs)
-    else:  # the template part truncated at 0: the fixed-template variance
-        var_random, df_random = var_fixed, df_fixed
     mean_runs = float("nan") if k is None else float(k[obs].mean())
-    components = np.append(s2, np.nan)
+    s2_e = float("nan")
     if e is not None and k is not None:
-        components[3] = float(np.mean(e[obs] * k[obs]))  # s2_e per run: mean of v_c
+        s2_e = float(np.mean(e[obs] * k[obs]))  # s2_e per run: mean of v_c
+    nan = float("nan")
+    if n_q < 2 or n_t < 2:
+        # One template: only the fixed-template variance, from the N cell means (one per
+        # question); one question: nothing (module docs, "Edges").
+        s2 = np.full(3, np.nan)
+        parts_random = np.array([nan, nan, nan, e_part])
+        parts_fixed = np.array([nan, 0.0, nan, e_part])
+        if n_q >= 2:
+            var = float(np.var(y[obs], ddof=1)) / n_q
+            se_fixed, df_fixed = _se(var, float(np.mean(y[obs] ** 2)) / n_q, n_q - 1.0)
+        else:
+            se_fixed, df_fixed = nan, nan
+        se_random, df_random = nan, nan
+    else:
+        if balanced:
+            ms_q, ms_t, ms_qt = anova_mean_squares(y)
+            e_bar = 0.0 if e is None else float(e.mean())
+            s2 = np.array([(ms_q - ms_qt) / n_t, (ms_t - ms_qt) / n_q, ms_qt - e_bar])
+        else:
+            s2 = moment_components(y, e, obs)
+        parts_random = np.array([c_q * s2[0], c_t * s2[1], c_qt * s2[2], e_part])
+        parts_fixed = parts_random.copy()
+        parts_fixed[1] = 0.0
+        # Mean squares the estimates imply (the real ones for a balanced design).
+        n_tilde, t_tilde = n_cells / n_t, n_cells / n_q
+        r = s2[2] + (e_part / c_qt if c_qt > 0 else 0.0)
+        ms = np.array([t_tilde * s2[0] + r, n_tilde * s2[1] + r, r])
+        dfs = np.array([n_q - 1, n_t - 1, n_cells - n_q - n_t + 1], dtype=float)
+        k_q, k_t = c_q / t_tilde, c_t / n_tilde
+        df_fixed = satterthwaite_df([k_q, c_qt - k_q], ms[[0, 2]], dfs[[0, 2]])
+        scale = float(np.sum(np.abs(parts_random)))
+        se_fixed, df_fixed = _se(float(parts_fixed.sum()), scale, df_fixed)
+        if s2[1] > 0:
+            df_random = satterthwaite_df([k_q, k_t, c_qt - k_q - k_t], ms, dfs)
+            se_random, df_random = _se(float(parts_random.sum()), scale, df_random)
+        else:  # the template part truncated at 0: the fixed-template variance
+            se_random, df_random = se_fixed, df_fixed
+    components = np.append(s2, s2_e)
     return CrossedFit(
         estimate=estimate,
         components=components,
         split=e is not None,
         parts_random=parts_random,
         parts_fixed=parts_fixed,
-        se_random=float(np.sqrt(var_random)),
-        se_fixed=float(np.sqrt(var_fixed)),
+        se_random=se_random,
+        se_fixed=se_fixed,
         df_random=df_random,
         df_fixed=df_fixed,
         n_questions=n_q,

@@ -128,13 +128,15 @@ def pair_table(ds, *, factors=None, confidence_level=0.95, adjust="holm") -> pd.
     :data:`PAIR_COLUMNS`, ``p_value_templates_adjusted`` over all pairs (``adjust``)."""
     from bayesnoise.frequentist import adjust_pvalues
 
-    from .factors import _row
+    from .factors import _row, warn_edges
 
     factor, models, correct, samples, sum_sq = crossed_cells(ds, factors)
     if len(models) < 2:
-        raise DataError(f"{attr(ds, 'source')}: a pair needs two models or more")
+        raise DataError(
+            f"{attr(ds, 'source')}: a pair needs two models or more; it holds one ({models[0]!r})"
+        )
     split = _split(samples)
-    rows = []
+    rows, fits = [], []
     for i in range(len(models)):
         for j in range(i + 1, len(models)):
             a = (correct[i], samples[i], sum_sq[i])
@@ -150,6 +152,8 @@ def pair_table(ds, *, factors=None, confidence_level=0.95, adjust="holm") -> pd.
             }
             row.update(_row(fit, confidence_level, "difference", factor, runs, pair=True))
             rows.append(row)
+            fits.append(fit)
+    warn_edges(fits, [f"{r['model_a']} - {r['model_b']}" for r in rows], factor, "pair(s)")
     df = pd.DataFrame(rows)
     df["p_value_templates_adjusted"] = adjust_pvalues(df["p_value_templates"], adjust)
     return df[PAIR_COLUMNS]
@@ -157,11 +161,11 @@ def pair_table(ds, *, factors=None, confidence_level=0.95, adjust="holm") -> pd.
 
 def model_table(ds, *, factors=None, confidence_level=0.95) -> pd.DataFrame:
     """One row per model: the per-model rows of ``bn.noises`` (no component columns)."""
-    from .factors import _check_design, _fit_model, _row
+    from .factors import _check_design, _fit_model, _row, warn_edges
 
     factor, models, correct, samples, sum_sq = crossed_cells(ds, factors)
     split = _split(samples)
-    rows = []
+    rows, fits = [], []
     for i, model in enumerate(models):
         _check_design(samples[i] > 0, f"model {model!r}", factor, attr(ds, "source"))
         fit = _fit_model(correct[i], samples[i], sum_sq[i], split)
@@ -171,6 +175,8 @@ def model_table(ds, *, factors=None, confidence_level=0.95) -> pd.DataFrame:
                 **_row(fit, confidence_level, "accuracy", factor, fit.mean_runs, False),
             }
         )
+        fits.append(fit)
+    warn_edges(fits, models, factor)
     return pd.DataFrame(rows)
 
 

@@ -67,6 +67,15 @@ def check_crossed(pairs, baseline, candidate, margin, alpha, method, progress, r
             cand = (correct[1], samples[1], sum_sq[1])
             base = (correct[0], samples[0], sum_sq[0])
             fit, _ = pair_fit(cand, base, _split(samples), what, factor, attr(ds_b, "source"))
+            if not fit.se_random >= 0:  # NaN: one level, or an SE estimate below 0
+                why = (
+                    f"it has one {factor} level, and the change over the {factor} population "
+                    f"needs 2 or more; to check on this {factor} alone, load without --factor"
+                    if fit.n_templates < 2
+                    else "the SE estimate of the change is below 0 (the moments of this "
+                    f"unbalanced design cancel); add questions or {factor}s"
+                )
+                raise DataError(f"{attr(ds_b, 'source')}: {what}: no verdict: {why}")
             shared = (samples[0] > 0) & (samples[1] > 0)
             accuracies.append(
                 (

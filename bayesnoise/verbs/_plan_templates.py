@@ -14,6 +14,9 @@ from ._inputs import dataset
 from ._result import _attrs, to_result
 from .factors import _cells, _check_design, _crossed_factor, _fit_model, _fit_pair
 
+#: What needs two levels of the factor in ``plan`` (the DataError of one level).
+_NEED = "planning how many {f}s to buy"
+
 COLUMNS = [
     "factor",
     "questions",
@@ -69,7 +72,8 @@ def template_plan(
             if m not in models:
                 raise DataError(f"{source}: model {m!r} not found; models are {', '.join(models)}")
         i, j = models.index(a), models.index(b)
-        _check_design(present[i] & present[j], f"pair {a!r} - {b!r}", factor, source)
+        what = f"pair {a!r} - {b!r}"
+        _check_design(present[i] & present[j], what, factor, source, _NEED.format(f=factor))
         fit, runs = _fit_pair(
             (correct[i], samples[i], sum_sq[i]), (correct[j], samples[j], sum_sq[j]), split
         )
@@ -77,7 +81,8 @@ def template_plan(
         keys.append((a, b))
     else:
         for i, m in enumerate(models):
-            _check_design(present[i], f"model {m!r}", factor, source)
+            need = _NEED.format(f=factor)
+            _check_design(present[i], f"model {m!r}", factor, source, need)
             fit = _fit_model(correct[i], samples[i], sum_sq[i], split)
             fits.append((fit, fit.mean_runs))
             keys.append(m)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import xarray as xr
 
+from bayesnoise._common import one_line, see_warnings
 from bayesnoise.data import MODEL, QUESTION, DataError, attr, factor_dims
+from bayesnoise.frequentist.crossed import ZERO_VARIANCE
 
 from ._inputs import check_value, dataset, fill_docs, interval_level
 from ._result import _attrs
@@ -39,7 +43,8 @@ _COMPONENT_COLUMNS = ["variance_component", "variance_part", "variance_share"]
 
 
 def _crossed_factor(ds, factors) -> tuple[str, list[str]]:
-    """The one crossed factor and the replicate factors (summed into runs)."""
+    """The one crossed factor and the other factor dims (summed over: runs, and crossed
+    factors with one level in the whole dataset, which selecting pools nothing)."""
     dims = factor_dims(ds)
     asked = [factors] if isinstance(factors, str) else list(factors or dims)
     crossed = [f for f in asked if f not in REPLICATES]
@@ -51,13 +56,18 @@ def _crossed_factor(ds, factors) -> tuple[str, list[str]]:
             f"{'are' if len(asked) > 1 else 'is'} read as runs of one question, which "
             "`bayesnoise noise` already measures (prediction noise)"
         )
-    if len(crossed) > 1:
+    varied = [f for f in crossed if ds.sizes[f] > 1]
+    if len(varied) > 1:
+        sizes = ", ".join(f"{f} ({ds.sizes[f]} levels)" for f in varied)
         raise DataError(
-            f"{source}: noises measures one crossed factor (plus runs as replicates: "
-            f"{', '.join(REPLICATES)}); got {', '.join(crossed)}. Select one level of the "
-            f"others first (ds.sel({crossed[1]}=...))"
+            f"{source}: the crossed estimator (noises; pairs, compare, check with --factor) "
+            f"takes one crossed factor, plus runs as replicates (a factor named "
+            f"{', '.join(REPLICATES)}); got {sizes}. Keep one level of all but one: filter "
+            f"the rows to one {varied[1]} (ds.sel({varied[1]}=...)) and leave it out of "
+            f"--factor, or run once per {varied[1]}"
         )
-    return crossed[0], [d for d in dims if d != crossed[0]]
+    factor = varied[0] if varied else crossed[0]
+    return factor, [d for d in dims if d != factor]
 
 
 def _cells(ds, factor: str, replicates: list[str]):
@@ -71,18 +81,40 @@ def _cells(ds, factor: str, replicates: list[str]):
     return out
 
 
-def _check_design(present, what: str, factor: str, source: str) -> None:
-    """At least 2 questions and 2 levels with results, and a question under 2 levels and a
-    level with 2 questions (else the components are not identified)."""
+def _check_design(present, what: str, factor: str, source: str, need: str = "") -> None:
+    """At least 2 questions with results; with 2 levels or more, a question under 2 levels
+    and a level with 2 questions (else the components are not identified). One level is
+    allowed (the template-population columns are then NaN: :func:`warn_edges`) unless
+    ``need`` says what needs 2 levels."""
     questions = int(present.any(axis=1).sum())
     levels = int(present.any(axis=0).sum())
-    crossed = present.sum(axis=1).max() >= 2 and present.sum(axis=0).max() >= 2
-    if questions < 2 or levels < 2 or not crossed:
+    if need and levels < 2:
         raise DataError(
-            f"{source}: {what} has results for {questions} questions under {levels} {factor} "
-            f"levels{'' if crossed else ', never two levels on one question'}; the {factor} "
-            f"noise needs at least 2 of each, crossed (the same questions under several "
-            f"{factor}s)"
+            f"{source}: {what} has results under {levels} {factor} level; {need} needs the "
+            f"{factor} noise, measured from 2 {factor}s or more (the same questions under each)"
+        )
+    if questions < 2:
+        raise DataError(
+            f"{source}: {what} has results for {questions} question"
+            f"{'' if questions == 1 else 's'} (under {levels} {factor} level"
+            f"{'' if levels == 1 else 's'}); the noise of a mean over questions needs at least "
+            "2 questions"
+        )
+    if levels < 2:
+        return
+    if present.sum(axis=1).max() < 2:
+        raise DataError(
+            f"{source}: {what} has each of its {questions} questions under one {factor} only "
+            f"({levels} {factor}s): the questions are nested in the {factor}s, not crossed, so "
+            f"the {factor} noise cannot be told from the question noise. Run the same "
+            f"questions under several {factor}s; if a question has a different id under each "
+            f"{factor} (e.g. 'q1-cot', 'q1-plain'), give it one id"
+        )
+    if present.sum(axis=0).max() < 2:
+        raise DataError(
+            f"{source}: {what} has one question under each of its {levels} {factor}s: the "
+            f"{factor} noise cannot be told from the question x {factor} noise. Run several "
+            f"questions under the same {factor}"
         )
 
 
@@ -133,6 +165,44 @@ def _row(fit, confidence_level: float, est: str, factor: str, runs: float, pair:
     return row
 
 
+def warn_edges(fits, names, factor: str, unit: str = "model(s)") -> None:
+    """One warning line per kind of edge among ``fits`` (named ``names``): one level of the
+    factor, an SE of 0, an SE that is not estimable (module docs of
+    :mod:`bayesnoise.frequentist.crossed`, "Edges"; docs/warnings.md)."""
+    one, zero, empty = [], [], []
+    for name, fit in zip(names, fits, strict=True):
+        if fit.n_templates < 2:
+            one.append(name)
+        elif fit.se_fixed == 0 or fit.se_random == 0:
+            zero.append(name)
+        if fit.n_templates >= 2 and not all(
+            se == 0 or (se > 0 and df >= 1)
+            for se, df in ((fit.se_fixed, fit.df_fixed), (fit.se_random, fit.df_random))
+        ):
+            empty.append(name)
+    f = factor
+    notes = [
+        (
+            one,
+            f"1 {f} level for {{who}}: no {f}-population SE (*_templates empty); the one over "
+            f"this {f} is given; {see_warnings('one-level')}",
+        ),
+        (
+            zero,
+            "SE 0 for {who}: no spread across questions (intervals of zero width, df, "
+            f"p-values and shares empty); {see_warnings('zero-se')}",
+        ),
+        (
+            empty,
+            "no interval for {who}: SE estimate < 0 or < 1 Satterthwaite df (mean squares "
+            f"that cancel); add questions or {f}s; {see_warnings('no-interval')}",
+        ),
+    ]
+    for who, text in notes:
+        if who:
+            warnings.warn(one_line(text, who, unit), UserWarning, stacklevel=3)
+
+
 def _components(fit, split: bool) -> dict[str, np.ndarray]:
     parts = fit.parts_random.copy()
     parts[1] = max(parts[1], 0.0)  # as in se_templates: a negative template part counts 0
@@ -140,7 +210,10 @@ def _components(fit, split: bool) -> dict[str, np.ndarray]:
     if not split:
         parts, comp = parts[:3], comp[:3]
     total = parts.sum()
-    share = parts / total if total != 0 else np.full(parts.shape, np.nan)
+    if total > ZERO_VARIANCE * np.abs(parts).sum():
+        share = parts / total
+    else:  # no variance (or not estimable): no shares of it (warn_edges says why)
+        share = np.full(parts.shape, np.nan)
     return {"variance_component": comp, "variance_part": parts, "variance_share": share}
 
 
@@ -233,7 +306,7 @@ def noises(
     labels = ["question", factor, f"question x {factor}", "sampling"]
     if not split:
         labels = [*labels[:2], f"question x {factor} + sampling"]
-    rows, comps, keys = [], [], []
+    rows, comps, keys, fits = [], [], [], []
     if by == "model":
         for i, model in enumerate(models):
             _check_design(present[i], f"model {model!r}", factor, attr(ds, "source"))
@@ -241,9 +314,13 @@ def noises(
             rows.append(_row(fit, level, "accuracy", factor, fit.mean_runs, pair=False))
             comps.append(_components(fit, split))
             keys.append(model)
+            fits.append(fit)
     else:
         if len(models) < 2:
-            raise DataError(f"{attr(ds, 'source')}: by='pair' needs two models or more")
+            raise DataError(
+                f"{attr(ds, 'source')}: by='pair' needs two models or more; it holds one "
+                f"({models[0]!r}): use by='model' (CLI: leave out --by pair)"
+            )
         labels[1] = f"model x {factor}"
         for i in range(len(models)):
             for j in range(i + 1, len(models)):
@@ -257,6 +334,9 @@ def noises(
                 rows.append(_row(fit, level, "difference", factor, runs, pair=True))
                 comps.append(_components(fit, split))
                 keys.append((models[i], models[j]))
+                fits.append(fit)
+    names = [k if by == "model" else f"{k[0]} - {k[1]}" for k in keys]
+    warn_edges(fits, names, factor, "model(s)" if by == "model" else "pair(s)")
     return _result(rows, comps, keys, labels, by, factor, level)
 
 
