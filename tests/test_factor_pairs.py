@@ -186,9 +186,7 @@ def test_check_verb_with_factors_is_the_crossed_gate():
         bn.check(df, baseline="m0", candidate="m1", factors=["template", "run"], method="bayes")
     with pytest.raises(DataError, match=r"--method mcmc"):
         bn.posterior(df, factors=["template", "run"])
-    cmp = bn.compare(df, factors=["template", "run"], by="pair")
-    np.testing.assert_allclose(cmp["se_templates"].values, pair["se_templates"].values)
-    assert "--method mcmc" in cmp.attrs["note"]
+    # compare --by pair with factors (now with an MCMC fit): tests/test_compare_factors_mcmc.py
 
 
 def test_cli_pairs_with_factor_prints_the_table(tmp_path, capsys):

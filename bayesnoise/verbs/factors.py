@@ -416,13 +416,19 @@ _MCMC_SCALES = {
 }
 
 
+def binary_cells(correct, sum_sq) -> bool:
+    """Whether the cells hold 0/1 scores (each cell's sum of squares is its sum, a whole
+    number): what the binomial likelihood of ``method="mcmc"`` needs."""
+    return bool(np.array_equal(sum_sq, correct) and np.all(correct == np.round(correct)))
+
+
 def _mcmc(
     ds, factor, correct, samples, sum_sq, by, confidence_level, draws, tune, chains, rng, progress
 ):
     from bayesnoise.mcmc.crossed import EFFECTS, sample_crossed
 
     source = attr(ds, "source")
-    if not np.array_equal(sum_sq, correct) or np.any(correct != np.round(correct)):
+    if not binary_cells(correct, sum_sq):
         raise DataError(
             f"{source}: method='mcmc' needs 0/1 scores (a binomial likelihood); these have "
             "partial credit. Use method='frequentist', which handles graded scores."

@@ -299,7 +299,8 @@ def compare(
     max_difference : float, optional
         With ``by="pair"``: keep pairs with ``|difference| <= max_difference``.
     rng : int or numpy.random.Generator, default 0
-        Seed (or generator) of the Monte Carlo parts of the Bayesian intervals.
+        Seed (or generator) of the Monte Carlo parts of the Bayesian intervals (with
+        factors: of the MCMC sampler).
     progress : bool, default True
         Progress display on standard error.
 
@@ -307,10 +308,18 @@ def compare(
     -------
     xarray.Dataset
         Dim ``model`` (best accuracy first) or ``pair`` (the higher accuracy as A).
-        With factor columns (``factors=``): the frequentist crossed rows of
+        With factor columns (``factors=``): the frequentist crossed columns of
         ``bayesnoise noises`` (per model ``accuracy_templates``, per pair
-        ``difference_templates``, each also over these templates; :func:`pairs`), and
-        ``attrs["note"]`` naming ``noises --method mcmc`` for the Bayesian twin.
+        ``difference_templates``, each also over these templates; :func:`pairs`), each
+        followed by its Bayesian twin on the same row, in the same orientation A - B, from
+        one fit of the crossed logit model (``noises(..., method="mcmc")``: 2 chains of 1000
+        draws after 1000 tuning steps, seeded by ``rng``): per model
+        ``accuracy_templates_mcmc`` and ``accuracy_these_templates_mcmc``, per pair
+        ``difference_templates_mcmc``, ``prob_a_better_templates_mcmc`` and
+        ``difference_these_templates_mcmc`` (posterior means; ``_low`` / ``_high``:
+        equal-tailed intervals); in ``attrs`` the fit's ``r_hat_max``, ``ess_bulk_min``,
+        ``divergences`` and ``converged``. The Bayesian model needs 0/1 scores: on graded
+        scores only the frequentist columns, and ``attrs["note"]`` says why.
 
     Examples
     --------
@@ -327,9 +336,9 @@ def compare(
         raise DataError('pair= compares two models: use it with by="pair" (CLI: --by pair)')
     if pair:
         ds = select_pair(ds, pair)
-    if has_factors(
-        ds
-    ):  # the frequentist crossed columns; the Bayesian twin is noises --method mcmc
+    if has_factors(ds):  # the crossed rows of noises, frequentist and Bayesian side by side
+        from ._compare_factors import with_mcmc
+
         if by == "pair":
             out = _factor_pairs(
                 ds, read.get("factors"), confidence_level, pair, "holm", max_difference
@@ -340,12 +349,7 @@ def compare(
             )
             out = to_result(drop_intervals(df, confidence_level), "model")
             out.attrs["estimand"] = FACTOR_ESTIMAND.format(factor=df["factor"].iloc[0])
-        factor = str(out["factor"].values[0]) if out.sizes.get(by, 0) else "template"
-        out.attrs["note"] = (
-            "frequentist crossed estimator only; the Bayesian columns on factor dims come from "
-            f"`bayesnoise noises --factor {factor} --method mcmc`"
-        )
-        return out
+        return with_mcmc(out, ds, read.get("factors"), by, confidence_level, rng, progress)
     rng = as_seed(rng)
     level = _level(confidence_level)
     if by == "pair":

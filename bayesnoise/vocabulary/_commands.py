@@ -39,6 +39,10 @@ _COMMAND_COLUMNS: dict[str, tuple[str, ...]] = {
         *("df_these_templates", "accuracy_a", "accuracy_b", "difference_templates"),
         *("p_value_templates", "p_value_templates_adjusted", "difference_these_templates"),
         "p_value_these_templates",
+        # ... and beside them the Bayesian crossed model's (noises --method mcmc; 0/1 scores)
+        *("accuracy_templates_mcmc", "accuracy_these_templates_mcmc"),
+        *("difference_templates_mcmc", "prob_a_better_templates_mcmc"),
+        "difference_these_templates_mcmc",
     ),
     "posterior": (
         *("model", "questions", "accuracy", "mu", "ubar", "ubar_prior", "kappa_median"),
