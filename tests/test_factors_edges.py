@@ -454,3 +454,112 @@ def test_plan_with_one_template_says_it_needs_two():
     df = _frame()
     with pytest.raises(DataError, match=r"1 template level; planning how many templates"):
         bn.plan(df[df.template == "t0"], factors=FACTOR, target_se=0.05)
+
+
+# --- evalstats' tables --------------------------------------------------------------------
+
+
+def _evalstats_frame(seed=12, n=10) -> pd.DataFrame:
+    """evalstats' canonical long layout (as its loader builds it from a nested score dict:
+    model, prompt, item, run, score; items and runs as text)."""
+    rng = np.random.default_rng(seed)
+    rows = [
+        (m, p, str(i), str(r), float(rng.random() < 0.4 + 0.2 * (m == "gpt")))
+        for m in ("gpt", "llama")
+        for p in ("Minimal", "Instructive", "Chain-of-thought")
+        for i in range(n)
+        for r in range(3)
+    ]
+    return pd.DataFrame(rows, columns=["model", "prompt", "item", "run", "score"])
+
+
+# The spellings evalstats 0.3.3 reads (loader._CANONICAL_ALIASES, _SCORE_ALIASES; any case).
+SPELLINGS = {
+    "canonical": {},
+    "capitalised": {"model": "Model", "prompt": "Prompt", "item": "Item", "run": "Run"},
+    "aliases": {
+        "model": "model_name",
+        "prompt": "prompt_template",
+        "item": "example",
+        "run": "run_id",
+        "score": "value",
+    },
+    "more aliases": {
+        "model": "model_label",
+        "prompt": "template",
+        "item": "id",
+        "run": "seed",
+        "score": "result",
+    },
+    "input, repeat": {"item": "input", "run": "repeat"},
+}
+
+
+@pytest.mark.parametrize("spelling", list(SPELLINGS))
+def test_evalstats_tables_in_each_spelling_are_read_without_a_mapping(spelling, tmp_path):
+    df = _evalstats_frame()
+    renamed = df.rename(columns=SPELLINGS[spelling])
+    path = tmp_path / "evals.csv"
+    renamed.to_csv(path, index=False)
+    prompt = SPELLINGS[spelling].get("prompt", "prompt")
+    out = bn.noises(path, by="pair")  # no factors=, no columns=
+    assert out.attrs["factor"] == prompt
+    want = bn.noises(df, factors=["prompt", "run"], by="pair")
+    np.testing.assert_allclose(
+        out["difference_templates"].values, want["difference_templates"].values, rtol=1e-12
+    )
+    np.testing.assert_allclose(out["se_templates"].values, want["se_templates"].values)
+    ds = bn.load(path)
+    assert ds["correct"].dims == ("model", "question", prompt)
+    assert (ds["samples"] == 3).all()  # the run column is the runs of a cell
+    # brute force: cell sums of the original table
+    sums = df.groupby(["model", "item", "prompt"])["score"].sum()
+    for (m, i, p), value in sums.items():
+        assert ds["correct"].sel({"model": m, "question": i, prompt: p}).item() == value
+
+
+def test_an_evalstats_evaluator_or_judge_column_is_a_factor():
+    df = _evalstats_frame()
+    two = pd.concat([df.assign(judge="j1"), df.assign(judge="j2")], ignore_index=True)
+    ds = bn.load(two)
+    assert ds["correct"].dims == ("model", "question", "prompt", "judge")
+    with pytest.raises(DataError, match=r"prompt \(3 levels\), judge \(2 levels\)"):
+        bn.noises(two)
+    # evalstats' single evaluator: one level, nothing pooled, the numbers of the prompt alone
+    one = bn.noises(df.assign(evaluator="exact_match"))
+    xr.testing.assert_allclose(one, bn.noises(df))
+
+
+def test_evalstats_prompt_only_tables_are_one_model_per_file(tmp_path):
+    df = _evalstats_frame()
+    paths = []
+    for model in ("gpt", "llama"):
+        paths.append(tmp_path / f"{model}.csv")
+        df[df.model == model].drop(columns="model").to_csv(paths[-1], index=False)
+    ds = bn.load(paths)
+    assert list(ds["model"].values) == ["gpt", "llama"]
+    xr.testing.assert_allclose(bn.noises(paths), bn.noises(df))
+    assert list(bn.load(df.drop(columns="model").iloc[:60])["model"].values) == ["DataFrame"]
+    gate = bn.check(paths, factors=["prompt"])  # baseline file, candidate file
+    want = bn.check(df, baseline="gpt", candidate="llama", factors=["prompt", "run"])
+    assert float(gate["change"][0]) == pytest.approx(float(want["change"][0]), abs=1e-12)
+
+
+def test_evalstats_wide_layout_is_read_as_its_long_layout(tmp_path):
+    df = _evalstats_frame()
+    one = df[(df.model == "gpt") & (df.run == "0")]
+    wide = one.pivot(index="item", columns="prompt", values="score").reset_index()
+    wide.columns.name = None
+    wide = wide.rename(columns={"item": "input"})
+    path = tmp_path / "results.csv"
+    wide.to_csv(path, index=False)
+    ds = bn.load(path)
+    assert list(ds["model"].values) == ["results"] and (ds["samples"] == 1).all()
+    long = one.drop(columns="run").rename(columns={"item": "input"}).assign(model="results")
+    xr.testing.assert_allclose(bn.noises(path), bn.noises(long))
+    for frame in (wide, wide.iloc[:, [0, 2, 1, 3]]):  # column order is not a result
+        xr.testing.assert_allclose(bn.noises(frame), bn.noises(long.assign(model="DataFrame")))
+    wide.loc[3, "Instructive"] = None
+    wide.to_csv(path, index=False)
+    with pytest.raises(DataError, match=r"input='\d+', prompt='Instructive'\): score=.*missing"):
+        bn.load(path)

@@ -16,15 +16,25 @@ Optional roles everywhere: ``benchmark`` (select one), ``cluster`` (a label per 
 
 Factor columns (``factors=["template", ...]``, CLI ``--factor NAME``) say under which prompt
 template, run or judge a score was made; each becomes a dim of the dataset, never a sample.
-evalstats' layout (``prompt``, ``item`` or ``input``, ``score``, optional ``model``, ``run``,
-``evaluator``) is read without a mapping: ``prompt`` (and ``evaluator``) become factors, ``run``
-the sample.
+
+evalstats' layout is read without a mapping, in every spelling evalstats 0.3.3 itself reads
+(``load_from``/``from_dataframe``: any case, :data:`EVALSTATS`): a table whose question column
+is ``item`` or ``input``, or that has an evalstats item column (``item``, ``input``,
+``example``, ``id``, ``input_label``) and a prompt column (``prompt``, ``template``,
+``prompt_template``). Its prompt and evaluator (``evaluator``, ``eval``, ``judge``,
+``criterion``, ``metric_name``) columns become factors, its run column (``run``, ``seed``,
+``repeat``, ``run_id``, ``trial``) the sample, ``value``/``result``/``metric`` the score,
+``model_label``/``model_name`` the model. Without a model column (evalstats' prompt-only
+tables: ``prompt, item, score``) the table is one model named after the file (its stem;
+``DataFrame`` for a DataFrame), so that files of several models load together. evalstats'
+wide layout (first column the inputs, one column of scores per prompt) is read too
+(:func:`evalstats_wide`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,7 +76,17 @@ _CLI = {
 }
 #: Role key of a factor column: ``factor:<name>`` (the column's own name is the dim's name).
 FACTOR = "factor:"
-#: Columns that are factors in evalstats' layout (read when the question is its item/input).
+#: evalstats' names of each role, first match wins, compared ignoring case and surrounding
+#: spaces (evalstats 0.3.3: loader._CANONICAL_ALIASES and _SCORE_ALIASES, io._from_long).
+EVALSTATS: dict[str, tuple[str, ...]] = {
+    "model": ("model", "model_label", "model_name"),
+    "question": ("item", "input", "example", "id", "input_label"),
+    "score": ("score", "value", "result", "metric"),
+    "sample": ("run", "seed", "repeat", "run_id", "trial"),
+    "prompt": ("prompt", "template", "prompt_template"),
+    "evaluator": ("evaluator", "eval", "judge", "criterion", "metric_name"),
+}
+#: evalstats' roles that are factors here (a dim each), in this order.
 _EVALSTATS_FACTORS = ("prompt", "evaluator")
 _LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
@@ -79,6 +99,9 @@ class Layout:
     kind: str
     columns: dict[str, str]
     factors: tuple[str, ...] = ()
+    #: Roles with no column in the file, one value per file (evalstats' tables without a
+    #: model: the file's stem); their ``columns`` entry is the name the messages use.
+    implied: tuple[str, ...] = ()
 
     def label(self, role: str) -> str:
         return self.columns[role]
@@ -149,20 +172,64 @@ def _factor_list(factors, found: list[str], mapping: dict[str, str], where: str)
     return out
 
 
+def _evalstats_names(found: list[str], taken: set[str]) -> Callable[[str], str | None]:
+    """``role -> column``: the first of evalstats' names for ``role`` present in ``found``
+    (ignoring case and surrounding spaces) and not ``taken``, or None."""
+    lower: dict[str, str] = {}
+    for column in found:
+        lower.setdefault(column.strip().lower(), column)
+
+    def first(role: str) -> str | None:
+        for name in EVALSTATS[role]:
+            column = lower.get(name)
+            if column is not None and column not in taken:
+                return column
+        return None
+
+    return first
+
+
+def evalstats_wide(found: Iterable[str]) -> bool:
+    """Whether columns ``found`` are evalstats' wide layout: the first column evalstats' item
+    column (``input``, ``item``, ...), two or more others, and no model, prompt or score
+    column (evalstats reads such a table as rows = inputs, columns = prompt templates).
+
+    Examples
+    --------
+    >>> evalstats_wide(["input", "Minimal", "Chain-of-thought"])
+    True
+    >>> evalstats_wide(["input", "prompt", "score"])
+    False
+    """
+    found = [str(c) for c in found]
+    if len(found) < 3:
+        return False
+    first = _evalstats_names(found[:1], set())
+    others = _evalstats_names(found[1:], set())
+    roles = ("model", "prompt", "score", "question", "sample", "evaluator")
+    return first("question") is not None and all(others(r) is None for r in roles)
+
+
 def resolve_columns(
     found: Iterable[str],
     columns: Mapping[str, str] | None,
     where: str,
     factors: Iterable[str] | None = None,
+    *,
+    one_model: bool = False,
 ) -> Layout:
     """The layout of a table with columns ``found``, given the caller's mapping (if any) and
-    its factor columns (``factors``; evalstats' ``prompt``/``evaluator`` when not given).
+    its factor columns (``factors``; evalstats' prompt/evaluator when not given). evalstats'
+    tables are read in its own spellings (module docs); ``one_model``: one without a model
+    column is one model (``Layout.implied``), else it is an error.
 
     Examples
     --------
     >>> resolve_columns(["model_name", "question_id", "score"], {"model": "model_name",
     ...                 "question": "question_id"}, "t.csv")
-    Layout(kind='samples', columns={'model': 'model_name', 'question': 'question_id', 'score': 'score'}, factors=())
+    Layout(kind='samples', columns={'model': 'model_name', 'question': 'question_id', 'score': 'score'}, factors=(), implied=())
+    >>> resolve_columns(["Prompt", "Item", "Seed", "Value"], None, "t.csv", one_model=True)
+    Layout(kind='samples', columns={'question': 'Item', 'score': 'Value', 'sample': 'Seed', 'model': 'model', 'factor:Prompt': 'Prompt'}, factors=('Prompt',), implied=('model',))
     """
     found = [str(c) for c in found]
     dupes = sorted({c for c in found if found.count(c) > 1})
@@ -178,6 +245,12 @@ def resolve_columns(
         candidates[role] = present
         if role not in mapping and present:
             mapping[role] = present[0]
+    evalstats = _evalstats_roles(found, mapping, explicit, named, factors is None)
+    implied: tuple[str, ...] = ()
+    if evalstats is not None:
+        named = evalstats
+        if "model" not in mapping and one_model:
+            mapping["model"], implied = "model", ("model",)
     missing = [r for r in ("model", "question") if r not in mapping]
     if "count" in mapping:
         kind = "counts"
@@ -211,13 +284,36 @@ def resolve_columns(
                 f"(layout from the roles {sorted(mapping)})"
             )
         mapping.pop(role, None)
-    if factors is None and mapping.get("question") in ("item", "input"):
-        named = [f for f in _EVALSTATS_FACTORS if f in found and f not in mapping.values()]
     if named and "cluster" in mapping:
         raise clusters_with_factor(where, named[0], mapping["cluster"])
     for name in named:
         mapping[FACTOR + name] = name
-    return Layout(kind, mapping, tuple(named))
+    return Layout(kind, mapping, tuple(named), implied)
+
+
+def _evalstats_roles(found, mapping, explicit, named, auto: bool) -> list[str] | None:
+    """For an evalstats table (module docs): fill ``mapping``'s model, question, score and
+    sample from evalstats' names and return the factor columns (its prompt and evaluator
+    when ``auto``, else ``named``); None for any other table."""
+    taken = set(mapping.values()) | set(named)
+    first = _evalstats_names(found, taken)
+    question = mapping.get("question")
+    if question is None:
+        item, prompt = first("question"), first("prompt")
+        if item is None or prompt is None or "question" in explicit:
+            return None
+    elif question.strip().lower() not in ("item", "input"):
+        return None
+    for role in ("question", "model", "score", "sample"):
+        if role not in mapping and role not in explicit:
+            column = first(role)
+            if column is not None:
+                mapping[role] = column
+                taken.add(column)
+    if not auto:
+        return list(named)
+    first = _evalstats_names(found, taken)
+    return [c for c in (first("prompt"), first("evaluator")) if c is not None]
 
 
 def score_value(value) -> float | None:
@@ -283,7 +379,8 @@ def looks_wide(df: pd.DataFrame) -> bool:
     >>> looks_wide(pd.DataFrame({"model_name": ["a"], "question_id": ["q1"], "score": [1]}))
     False
     """
-    known = {name for names in ROLES.values() for name in names} | set(_EVALSTATS_FACTORS)
+    known = {name for names in ROLES.values() for name in names}
+    known |= {*EVALSTATS["prompt"], *EVALSTATS["evaluator"], "item", "input"}
     if any(str(c).strip() in known for c in df.columns):
         return False
     return all(

@@ -261,8 +261,12 @@ def load(
         was made (CLI: ``--factor NAME``, repeatable). Each becomes a dim of the dataset
         (``correct`` is then ``(model, question, template, ...)``); its levels are never
         pooled as samples. ``bayesnoise noises`` measures their noise; other commands stop
-        with an error saying so. evalstats' ``prompt`` and ``evaluator`` columns are factors
-        without being named when the question column is ``item`` or ``input``.
+        with an error saying so. evalstats' tables need no mapping: their prompt and evaluator
+        columns are factors, their run column the samples, in every spelling evalstats reads
+        (``prompt``/``template``/``prompt_template``, ``item``/``input``/``example``/``id``,
+        ``run``/``seed``/..., any case); without a model column a table is one model named
+        after its file; evalstats' wide layout (inputs x prompts) is read too
+        (:mod:`bayesnoise.io.columns`).
     threshold : float, optional
         Graded scores become success / failure before anything else: a score ``>= threshold``
         (inclusive) is a success, or ``<= threshold`` with ``success="below"``. Per-sample

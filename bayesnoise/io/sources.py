@@ -29,6 +29,7 @@ from .columns import to_numbers
 __all__ = [
     "Column",
     "FrameSource",
+    "WithConstant",
     "open_table",
     "table_kind",
 ]
@@ -124,6 +125,32 @@ class FrameSource:
                     for role, col in wanted.items()
                 },
             )
+
+
+class WithConstant:
+    """``source`` with one more column, ``column``, holding ``value`` in every row (the model
+    of an evalstats table that has no model column: :mod:`bayesnoise.io.columns`)."""
+
+    def __init__(self, source, column: str, value: str):
+        self.source, self.column, self.value = source, column, value
+        self.name, self.first_line = source.name, source.first_line
+        self.columns = [*source.columns, column]
+
+    @property
+    def total(self) -> int:
+        return self.source.total
+
+    @property
+    def done(self) -> int:
+        return self.source.done
+
+    def batches(self, wanted: dict[str, str], text_roles: set[str]) -> Iterator[tuple]:
+        inner = {role: col for role, col in wanted.items() if col != self.column}
+        for offset, n, columns in self.source.batches(inner, text_roles):
+            for role, col in wanted.items():
+                if col == self.column:
+                    columns[role] = Column(codes=np.zeros(n, dtype=np.int64), labels=[self.value])
+            yield offset, n, columns
 
 
 class ParquetSource:

@@ -17,8 +17,8 @@ from bayesnoise._progress import Progress
 from bayesnoise.data import DataError
 
 from ._rows import stem
-from .columns import resolve_columns
-from .sources import FrameSource, open_table
+from .columns import evalstats_wide, resolve_columns
+from .sources import FrameSource, WithConstant, open_table
 from .stream import aggregate, reading_progress
 
 __all__ = ["from_samples", "read_files", "read_frame"]
@@ -32,6 +32,36 @@ def _default_benchmark(names: Sequence[str]) -> str:
         while not other.startswith(common):
             common = common[:-1]
     return common.rstrip("_-. ") or "benchmark"
+
+
+def _from_evalstats_wide(source) -> FrameSource:
+    """evalstats' wide layout (first column the inputs, one column of scores per prompt; one
+    model, one run) as its long layout: ``model`` (the file's stem), the input column,
+    ``prompt``, ``score``, one row per (input, prompt), inputs in file order. A cell without a
+    score stays empty, so the row checks refuse it (nothing is imputed)."""
+    names = list(source.columns)
+    wanted = {f"c{i}": c for i, c in enumerate(names)}
+    parts: list[pd.DataFrame] = []
+    for _, _, cols in source.batches(wanted, {"c0"}):
+        data = {}
+        for i, c in enumerate(names):
+            col = cols[f"c{i}"]
+            if col.codes is not None:
+                data[c] = np.array(col.labels, dtype=object)[col.codes]
+            else:
+                data[c] = col.values
+        parts.append(pd.DataFrame(data, columns=names))
+    wide = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=names)
+    question, prompts = names[0], names[1:]
+    long = pd.DataFrame(
+        {
+            "model": stem(source.name),
+            question: np.repeat(wide[question].to_numpy(dtype=object), len(prompts)),
+            "prompt": np.tile(np.array(prompts, dtype=object), len(wide)),
+            "score": wide[prompts].to_numpy(dtype=object).reshape(-1),
+        }
+    )
+    return FrameSource(long, f"{source.name} (evalstats wide layout: rows = inputs x prompts)")
 
 
 def _check_per_question(k, layout, name: str) -> int | None:
@@ -59,9 +89,12 @@ def _read(
     threshold: float | None = None,
     success: str = "above",
 ) -> xr.Dataset:
-    layout = resolve_columns(sources[0].columns, columns, sources[0].name, factors)
+    files = [s.name for s in sources]
+    if columns is None:
+        sources = [_from_evalstats_wide(s) if evalstats_wide(s.columns) else s for s in sources]
+    layout = resolve_columns(sources[0].columns, columns, sources[0].name, factors, one_model=True)
     for other in sources[1:]:
-        theirs = resolve_columns(other.columns, columns, other.name, factors)
+        theirs = resolve_columns(other.columns, columns, other.name, factors, one_model=True)
         if theirs != layout:
             raise DataError(
                 f"{other.name}: its columns {other.columns} make a {theirs.kind} table "
@@ -74,6 +107,9 @@ def _read(
             f"{name}: benchmark={benchmark!r} asked for, but there is no benchmark_id column "
             "(name one with columns={'benchmark': ...}, CLI: --benchmark-col)"
         )
+    if layout.implied:  # an evalstats table without a model column: one model per file
+        label = layout.columns["model"]
+        sources = [WithConstant(s, label, stem(s.name)) for s in sources]
     k = _check_per_question(samples_per_question, layout, name)
     show = progress if isinstance(progress, Progress) else reading_progress(name, progress)
     return aggregate(
@@ -81,7 +117,7 @@ def _read(
         layout,
         benchmark=benchmark,
         name=name,
-        default_benchmark=_default_benchmark([s.name for s in sources]),
+        default_benchmark=_default_benchmark(files),
         progress=show,
         samples_per_question=k,
         threshold=threshold,

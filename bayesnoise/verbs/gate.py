@@ -66,14 +66,16 @@ def _benchmark_names(source, read) -> list:
         return sorted(map(str, values)) if len(values) > 1 else [None]
     if not isinstance(source, str | Path):
         return [None]
-    from bayesnoise.io.columns import resolve_columns
+    from bayesnoise.io.columns import evalstats_wide, resolve_columns
     from bayesnoise.io.sources import open_table, table_kind
 
     path = Path(source)
     if not path.is_file() or table_kind(path)[0] is None:
         return [None]
     table = open_table(path)
-    layout = resolve_columns(table.columns, columns or None, str(path))
+    if not columns and evalstats_wide(table.columns):  # one model, one benchmark
+        return [None]
+    layout = resolve_columns(table.columns, columns or None, str(path), one_model=True)
     if "benchmark" not in layout.columns:
         return [None]
     found: set[str] = set()
