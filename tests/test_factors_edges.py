@@ -12,6 +12,7 @@ squares written out here), not against the package's own estimator.
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -563,3 +564,85 @@ def test_evalstats_wide_layout_is_read_as_its_long_layout(tmp_path):
     wide.to_csv(path, index=False)
     with pytest.raises(DataError, match=r"input='\d+', prompt='Instructive'\): score=.*missing"):
         bn.load(path)
+
+
+# --- Inspect logs of prompt variants, two inspect-ai versions ------------------------------
+
+# Written by inspect-ai 0.3.60 and 0.3.285 (tests/data/logs/make_inspect_factor_logs.py)
+INSPECT = Path(__file__).parent / "data" / "logs" / "inspect" / "factors"
+VERSIONS = ["v0.3.60", "v0.3.285"]
+IDS = range(1, 6)
+
+
+def _value(model: str, template: str, sample_id: int, epoch: int) -> int:
+    """The fixtures' score (make_inspect_factor_logs.value), 1 for C."""
+    seed = sample_id * 7 + epoch * 3 + len(template) + (2 if model.endswith("-b") else 0)
+    return int(seed % 3 != 0)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_inspect_variant_as_a_task_argument_with_epochs_as_runs(version):
+    ds = bn.load(INSPECT / version / "task_args", factors=FACTOR)
+    assert ds["correct"].dims == ("model", "question", "template")
+    assert (ds["samples"] == 2).all()  # the 2 epochs are the runs of a cell
+    for model in ("mockllm/model-a", "mockllm/model-b"):
+        for t in ("plain", "cot"):
+            for i in IDS:
+                want = sum(_value(model, t, i, e) for e in (1, 2))
+                got = ds["correct"].sel(model=model, question=str(i), template=t).item()
+                assert got == want
+    pair = bn.noises(ds, by="pair")
+    a, b = (str(m) for m in (pair["model_a"][0].item(), pair["model_b"][0].item()))
+    diff = np.mean(
+        [
+            _value(a, t, i, e) - _value(b, t, i, e)
+            for t in ("plain", "cot")
+            for i in IDS
+            for e in (1, 2)
+        ]
+    )
+    assert float(pair["difference_templates"][0]) == pytest.approx(diff, abs=1e-12)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_inspect_variant_per_epoch_in_the_sample_metadata(version):
+    # inspect-ai 0.3.60 writes no metadata in its summaries (read from the sample files,
+    # was: "neither a task argument nor in the sample's metadata"); 0.3.285 writes
+    # "few  shot" as "few shot" there: the levels are the same for both
+    ds = bn.load(INSPECT / version / "epochs", factors=FACTOR)
+    assert sorted(ds["template"].values.tolist()) == ["few shot", "plain"]
+    assert (ds["samples"] == 2).all()
+    for model in ("mockllm/model-a", "mockllm/model-b"):
+        for i in IDS:
+            for level, written, epochs in (
+                ("plain", "plain", (1, 3)),
+                ("few shot", "few  shot", (2, 4)),
+            ):
+                want = sum(_value(model, written, i, e) for e in epochs)
+                got = ds["correct"].sel(model=model, question=str(i), template=level).item()
+                assert got == want
+
+
+@pytest.mark.parametrize("case", ["task_args", "epochs", "long"])
+def test_inspect_logs_of_two_versions_give_one_dataset(case):
+    old, new = (bn.load(INSPECT / v / case, factors=FACTOR) for v in VERSIONS)
+    for name in ("correct", "samples", "sum_sq"):
+        xr.testing.assert_equal(
+            old[name].reset_coords(drop=True), new[name].reset_coords(drop=True)
+        )
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_inspect_metadata_cut_in_the_summaries_is_read_from_the_samples(version):
+    # two template texts of 1,300 characters that differ after the first 1,100: inspect-ai
+    # 0.3.285's summaries write both as "..." (they were pooled as one level)
+    ds = bn.load(INSPECT / version / "long", factors=FACTOR)
+    assert sorted(ds["template"].values.tolist()) == ["x" * 1100 + c * 200 for c in "AB"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_inspect_ids_per_variant_are_nested_and_refused_with_what_to_do(version):
+    ds = bn.load(INSPECT / version / "nested", factors=FACTOR)
+    assert ds.sizes["question"] == 10  # '1-plain', '1-cot', ...: one template each
+    with pytest.raises(DataError, match=r"not crossed.*Inspect.*-T template="):
+        bn.noises(ds)

@@ -51,6 +51,7 @@ class RawLog:
     limit: object = None  # eval.config.limit as written (an int, or [start, end])
     results: dict | None = None  # the header's own summary (``results``)
     task_args: dict = field(default_factory=dict)  # eval.task_args (e.g. a prompt variant)
+    summaries: bool = False  # records from summaries.json / the journal (.eval), not samples
 
 
 def _is_eval_zip(path: Path) -> bool:
@@ -253,7 +254,26 @@ def _read_eval(path: Path) -> RawLog:
             raise DataError(f"{path}: summaries.json is not a list of sample summaries")
         # Written without samples (log_samples=False): no summaries, no sample files.
         has_samples = bool(records) or any(n.startswith("samples/") for n in names) or bool(parts)
-    return _raw(path, header, records, journal_only, has_samples)
+    log = _raw(path, header, records, journal_only, has_samples)
+    log.summaries = True
+    return log
+
+
+def sample_metadata(path: Path, keys) -> dict[tuple[str, int], dict]:
+    """The ``metadata`` of the samples ``keys`` ((id, epoch) pairs) of a ``.eval`` log, from
+    its ``samples/<id>_epoch_<epoch>.json`` members (absent ones left out). The summaries
+    hold no metadata before inspect-ai ~0.3.7x and a thinned copy since (strings cut to 1,024
+    characters with whitespace collapsed, larger values replaced by a note)."""
+    out: dict[tuple[str, int], dict] = {}
+    with zipfile.ZipFile(path) as zf:
+        names = set(zf.namelist())
+        for sample_id, epoch in keys:
+            name = f"samples/{sample_id}_epoch_{epoch}.json"
+            if name in names:
+                sample = _json(_member(zf, name, path), path, name)
+                meta = sample.get("metadata") if isinstance(sample, dict) else None
+                out[(str(sample_id), int(epoch))] = meta if isinstance(meta, dict) else {}
+    return out
 
 
 def _read_json(path: Path) -> RawLog:

@@ -21,7 +21,15 @@ import xarray as xr
 from bayesnoise._common import fmt_value as _fmt
 from bayesnoise.data import DataError
 
-from ._inspect_files import RawLog, error_text, expand, is_log_file, log_files, read_log
+from ._inspect_files import (
+    RawLog,
+    error_text,
+    expand,
+    is_log_file,
+    log_files,
+    read_log,
+    sample_metadata,
+)
 from ._inspect_util import (
     build_dataset,
     check_choice,
@@ -220,16 +228,55 @@ def _variant(log: RawLog, factors: Sequence[str]) -> tuple[str, ...]:
     return tuple(str(log.task_args[f]) if f in log.task_args else "" for f in factors)
 
 
-def _record_levels(log: RawLog, rec: dict, factors: Sequence[str]) -> tuple[str, ...]:
+#: What inspect-ai writes in a summary's metadata for a value above 1k characters.
+_REMOVED = "Key removed from summary (> 1k)"
+
+
+def _meta(rec: dict) -> dict:
+    return rec.get("metadata") if isinstance(rec.get("metadata"), dict) else {}
+
+
+def _cut(meta: dict, factor: str) -> bool:
+    """Whether a summary may hold less than the sample's value of ``factor``: absent (no
+    metadata in summaries before inspect-ai ~0.3.7x), removed (> 1k), or ending in "..."
+    (strings cut to 1,024 characters, or to "..." alone for one long word)."""
+    value = meta.get(factor)
+    return value is None or value == _REMOVED or (isinstance(value, str) and value.endswith("..."))
+
+
+def _full_metadata(log: RawLog, factors: Sequence[str]) -> dict[tuple[str, int], dict]:
+    """The samples' own metadata where a ``.eval`` log's summaries may not hold a factor's
+    full value (read from the log's sample files; empty for ``.json`` logs)."""
+    wanted = [f for f in factors if f not in log.task_args]
+    if not log.summaries or not wanted:
+        return {}
+    keys = [
+        (rec["id"], rec["epoch"]) for rec in log.records if any(_cut(_meta(rec), f) for f in wanted)
+    ]
+    return sample_metadata(log.path, keys) if keys else {}
+
+
+def _level(value) -> str:
+    """A metadata value as a level: text with its whitespace collapsed, as inspect-ai's
+    summaries write it, so that .eval and .json logs of one run give the same levels."""
+    return " ".join(str(value).split())
+
+
+def _record_levels(
+    log: RawLog, rec: dict, factors: Sequence[str], full: dict | None = None
+) -> tuple[str, ...]:
     """Each factor's level for one record: the log's task argument, else the sample's
-    metadata; neither is a DataError naming both places."""
+    metadata (``full``: from the sample files, where the summary may be cut); neither is a
+    DataError naming both places."""
     out = []
-    meta = rec.get("metadata") if isinstance(rec.get("metadata"), dict) else {}
+    meta = _meta(rec)
+    own = (full or {}).get((str(rec["id"]), int(rec["epoch"])))
     for f in factors:
+        value = own.get(f) if own is not None and own.get(f) is not None else meta.get(f)
         if f in log.task_args:
             out.append(str(log.task_args[f]))
-        elif f in meta and meta[f] is not None:
-            out.append(str(meta[f]))
+        elif value is not None:
+            out.append(_level(value))
         else:
             raise DataError(
                 f"{_place(log, rec)}: factor {f!r} is neither a task argument of the log "
@@ -343,6 +390,7 @@ def inspect_samples(
         for log in group:
             seen: dict[tuple[str, int], object] = {}
             scored, left = 0, len(left_out)
+            full = _full_metadata(log, factors)
             for rec in log.records:
                 key = (str(rec["id"]), int(rec["epoch"]))
                 if key in seen:
@@ -356,7 +404,7 @@ def inspect_samples(
                     left_out.append(f"{_place(log, rec)} {reason}")
                     continue
                 scored += 1
-                levels = _record_levels(log, rec, factors)
+                levels = _record_levels(log, rec, factors, full)
                 rows.append(
                     (log.model, key[0], offset + key[1], number, str(log.path), *key, *levels)
                 )
@@ -498,8 +546,11 @@ def read_inspect(
     factors : list of str, optional
         Prompt variants and other factors: each one's level is the log's task argument of
         that name (``inspect eval ... -T template=cot``: ``eval.task_args``), else the
-        sample's ``metadata`` entry; logs of one model that differ by it are not duplicates.
-        Each factor becomes a dim of the dataset; the epochs stay the samples (runs).
+        sample's ``metadata`` entry (its whitespace collapsed, as inspect-ai's summaries write
+        it; read from the log's sample files where the summaries hold none, before inspect-ai
+        ~0.3.7x, or a cut copy, values over 1,024 characters); logs of one model that differ
+        by it are not duplicates. Each factor becomes a dim of the dataset; the epochs stay the
+        samples (runs).
     threshold : float, optional
         Graded scores: each epoch's score becomes a success (``>= threshold``, inclusive) or a
         failure before the epochs of a question are summed.

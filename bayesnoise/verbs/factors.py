@@ -108,7 +108,9 @@ def _check_design(present, what: str, factor: str, source: str, need: str = "") 
             f"({levels} {factor}s): the questions are nested in the {factor}s, not crossed, so "
             f"the {factor} noise cannot be told from the question noise. Run the same "
             f"questions under several {factor}s; if a question has a different id under each "
-            f"{factor} (e.g. 'q1-cot', 'q1-plain'), give it one id"
+            f"{factor} (e.g. 'q1-cot', 'q1-plain'), give it one id (Inspect, whose sample ids "
+            f"differ within a log: one eval per {factor}, -T {factor}=..., or the {factor} set "
+            f"per epoch in the sample metadata)"
         )
     if present.sum(axis=0).max() < 2:
         raise DataError(
