@@ -435,6 +435,13 @@ def test_an_absent_factor_names_the_file_and_its_columns(tmp_path):
     assert "['model', 'question', 'template', 'run', 'score']" in text
 
 
+@pytest.mark.parametrize("role", ["model", "question", "score"])
+def test_a_factor_that_is_the_model_question_or_score_column_says_so(role):
+    # was: "cannot tell which columns hold the model" with the column right there
+    with pytest.raises(DataError, match=rf"factors= names '{role}' .*read as the {role}; a factor"):
+        bn.load(_frame(n=3), factors=[role])
+
+
 def test_two_crossed_factors_are_refused_by_every_verb_naming_both():
     df = _frame(seed=1)
     df = pd.concat([df.assign(judge="j1"), df.assign(judge="j2")], ignore_index=True)

@@ -263,6 +263,14 @@ def resolve_columns(
     else:
         kind = "unknown"
         missing.append("score")
+    for role in missing:
+        own = [n for n in named if n in ROLES.get(role.split(" ")[-1], ())]
+        if own:
+            raise DataError(
+                f"{where}: factors= names {own[0]!r} (CLI: --factor {own[0]}), the column read "
+                f"as the {role.split(' ')[-1]}; a factor is a column besides the model, question "
+                "and score, such as a prompt template, run or judge"
+            )
     if missing:
         raise DataError(
             f"{where}: cannot tell which columns hold the {', '.join(missing)}; found columns "
