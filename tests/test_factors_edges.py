@@ -122,6 +122,10 @@ def test_one_template_gives_the_these_templates_interval_and_nan_template_column
     p = 2 * stats.t.sf(abs(d.mean()) / se, len(d) - 1)
     assert float(row["p_value_these_templates"]) == pytest.approx(p, rel=1e-9)
     assert np.isnan(float(row["p_value_templates"]))
+    # the verdict of pair= is over this template (it read "[nan, nan] ... nan Satterthwaite df")
+    verdict = bn.pairs(one, factors=FACTOR, pair=("A", "B")).attrs["verdict"]
+    assert "nan" not in verdict and "over this one template only" in verdict
+    assert f"p = {p:.3f}" in verdict
     # check decides over the template population: no verdict from one template
     with pytest.raises(DataError, match=r"one template level.*load without --factor"):
         bn.check(one, baseline="A", candidate="B", factors=FACTOR)

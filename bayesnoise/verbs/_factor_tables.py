@@ -199,17 +199,25 @@ def pair_verdict(df, pair, confidence_level) -> str | None:
     from bayesnoise.decide.verdicts import pair_sentence
 
     r = df.iloc[0]
-    se = float(r["se_templates"])
+    one = int(r["templates"]) < 2  # no template population: the verdict over this level
+    scope = "these_templates" if one else "templates"
+    se = float(r[f"se_{scope}"])
     row = {
         "model_a": r["model_a"],
         "model_b": r["model_b"],
-        "difference": r["difference_templates"],
-        "difference_low": r["difference_templates_low"],
-        "difference_high": r["difference_templates_high"],
-        "p_value": r["p_value_templates"],
-        "z": r["difference_templates"] / se if se > 0 else np.nan,
+        "difference": r[f"difference_{scope}"],
+        "difference_low": r[f"difference_{scope}_low"],
+        "difference_high": r[f"difference_{scope}_high"],
+        "p_value": r[f"p_value_{scope}"],
+        "z": r[f"difference_{scope}"] / se if se > 0 else np.nan,
     }
     text = pair_sentence(row, confidence_level=confidence_level, questions=int(r["questions"]))
+    if one:
+        return text.replace(
+            "(two-sided paired t)",
+            f"(two-sided paired t, {float(r['df_these_templates']):.0f} df; over this one "
+            f"{r['factor']} only: its population needs 2 {r['factor']}s or more)",
+        )
     return text.replace(
         "(two-sided paired t)",
         f"(two-sided t, {float(r['df_templates']):.1f} Satterthwaite df; "
