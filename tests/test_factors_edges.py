@@ -274,17 +274,24 @@ def test_a_question_under_one_template_and_a_model_missing_a_template():
     for model in ("A", "B"):
         got = float(out["accuracy_templates"].sel(model=model))
         assert got == pytest.approx(_estimate(cells[model]), abs=1e-12)
-    pair = bn.noises(df, factors=FACTOR, by="pair")
+    pair, lines = _record(bn.noises, df, factors=FACTOR, by="pair")
     shared = cells["A"].index.intersection(cells["B"].index)
+    only_one = len(cells["A"].index.symmetric_difference(cells["B"].index))
+    assert _said_once(lines, "unshared-cells").startswith(f"{only_one} cells of one model only")
     d = cells["A"][shared] - cells["B"][shared]
     row = pair.isel(pair=0)
     sign = 1 if str(row["model_a"].item()) == "A" else -1
     assert float(row["difference_templates"]) == pytest.approx(sign * _estimate(d), abs=1e-12)
     assert int(row["templates"]) == 2 and int(row["cells"]) == len(shared)
-    pairs = bn.pairs(df, factors=FACTOR)
+    pairs, lines = _record(bn.pairs, df, factors=FACTOR)
+    _said_once(lines, "unshared-cells")
     np.testing.assert_allclose(
         pairs["difference_templates"].values, pair["difference_templates"].values, rtol=1e-12
     )
+    _, lines = _record(bn.check, df, baseline="A", candidate="B", factors=FACTOR)
+    _said_once(lines, "unshared-cells")
+    _, lines = _record(bn.noises, df, factors=FACTOR)  # the model rows keep every cell
+    assert not [x for x in lines if "unshared" in x]
 
 
 def test_questions_nested_in_templates_are_refused_with_what_to_do():

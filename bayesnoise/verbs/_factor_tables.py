@@ -128,7 +128,7 @@ def pair_table(ds, *, factors=None, confidence_level=0.95, adjust="holm") -> pd.
     :data:`PAIR_COLUMNS`, ``p_value_templates_adjusted`` over all pairs (``adjust``)."""
     from bayesnoise.frequentist import adjust_pvalues
 
-    from .factors import _row, warn_edges
+    from .factors import _row, warn_edges, warn_unshared
 
     factor, models, correct, samples, sum_sq = crossed_cells(ds, factors)
     if len(models) < 2:
@@ -153,7 +153,12 @@ def pair_table(ds, *, factors=None, confidence_level=0.95, adjust="holm") -> pd.
             row.update(_row(fit, confidence_level, "difference", factor, runs, pair=True))
             rows.append(row)
             fits.append(fit)
-    warn_edges(fits, [f"{r['model_a']} - {r['model_b']}" for r in rows], factor, "pair(s)")
+    names = [f"{r['model_a']} - {r['model_b']}" for r in rows]
+    warn_edges(fits, names, factor, "pair(s)")
+    pairs = [(models.index(r["model_a"]), models.index(r["model_b"])) for r in rows]
+    warn_unshared(
+        names, [samples[i] > 0 for i, _ in pairs], [samples[j] > 0 for _, j in pairs], factor
+    )
     df = pd.DataFrame(rows)
     df["p_value_templates_adjusted"] = adjust_pvalues(df["p_value_templates"], adjust)
     return df[PAIR_COLUMNS]

@@ -37,7 +37,7 @@ def check_crossed(pairs, baseline, candidate, margin, alpha, method, progress, r
     from .gate import _benchmark_names
 
     factors = read.get("factors")
-    fits, labels, accuracies, names = [], [], [], (None, None)
+    fits, labels, accuracies, names, unshared = [], [], [], (None, None), []
     for source, other in pairs:
         benchmarks = _benchmark_names(source, read)
         if other is not None and benchmarks == [None]:
@@ -67,6 +67,7 @@ def check_crossed(pairs, baseline, candidate, margin, alpha, method, progress, r
             cand = (correct[1], samples[1], sum_sq[1])
             base = (correct[0], samples[0], sum_sq[0])
             fit, _ = pair_fit(cand, base, _split(samples), what, factor, attr(ds_b, "source"))
+            unshared.append((f"{c_name} - {b_name}", samples[1] > 0, samples[0] > 0))
             if not fit.se_random >= 0:  # NaN: one level, or an SE estimate below 0
                 why = (
                     f"it has one {factor} level, and the change over the {factor} population "
@@ -86,6 +87,11 @@ def check_crossed(pairs, baseline, candidate, margin, alpha, method, progress, r
             fits.append(fit)
             labels.append(label if other is None else f"{label} ({source_name(source)})")
             names = (b_name, c_name)
+    if unshared:
+        from .factors import warn_unshared
+
+        pairs, cand_cells, base_cells = zip(*unshared, strict=True)
+        warn_unshared(pairs, cand_cells, base_cells, factor)
     if len(set(labels)) < len(labels):
         labels = [f"{lab} #{i}" for i, lab in enumerate(labels)]
     res = crossed_gate(

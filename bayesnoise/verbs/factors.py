@@ -205,6 +205,20 @@ def warn_edges(fits, names, factor: str, unit: str = "model(s)") -> None:
             warnings.warn(one_line(text, who, unit), UserWarning, stacklevel=3)
 
 
+def warn_unshared(names, present_a, present_b, factor: str) -> None:
+    """One warning line when pairs leave out cells that only one of their models has (a
+    difference needs both; each model's own row keeps them): ``present_*`` are the pairs'
+    ``(N, T)`` masks of cells with results."""
+    left = [int((a ^ b).sum()) for a, b in zip(present_a, present_b, strict=True)]
+    who = [n for n, k in zip(names, left, strict=True) if k]
+    if who:
+        text = (
+            f"{sum(left)} cells of one model only left out of {{who}}: a difference needs both "
+            f"models' (question, {factor}) cell; {see_warnings('unshared-cells')}"
+        )
+        warnings.warn(one_line(text, who, "pair(s)"), UserWarning, stacklevel=3)
+
+
 def _components(fit, split: bool) -> dict[str, np.ndarray]:
     parts = fit.parts_random.copy()
     parts[1] = max(parts[1], 0.0)  # as in se_templates: a negative template part counts 0
@@ -324,6 +338,7 @@ def noises(
                 f"({models[0]!r}): use by='model' (CLI: leave out --by pair)"
             )
         labels[1] = f"model x {factor}"
+        shared_a, shared_b = [], []
         for i in range(len(models)):
             for j in range(i + 1, len(models)):
                 what = f"pair {models[i]!r} - {models[j]!r} (cells both have)"
@@ -337,8 +352,12 @@ def noises(
                 comps.append(_components(fit, split))
                 keys.append((models[i], models[j]))
                 fits.append(fit)
+                shared_a.append(present[i])
+                shared_b.append(present[j])
     names = [k if by == "model" else f"{k[0]} - {k[1]}" for k in keys]
     warn_edges(fits, names, factor, "model(s)" if by == "model" else "pair(s)")
+    if by == "pair":
+        warn_unshared(names, shared_a, shared_b, factor)
     return _result(rows, comps, keys, labels, by, factor, level)
 
 
