@@ -269,3 +269,30 @@ def test_intervals_hold_on_a_beta_benchmark():
     for row in df.itertuples():
         se = max(row.coverage_mcse, np.sqrt(0.95 * 0.05 / (200 * row.units)))
         assert abs(row.coverage - 0.95) <= 3 * se, row
+
+
+def test_pair_step_with_the_model_step_s_posteriors_equals_compare_pairs():
+    # the coverage check's pair step takes the per-model step's fit and ubar posteriors instead
+    # of refitting the same counts: every column equals compare_pairs' (the population columns
+    # share the seed, the fit and the nonparametric prior are deterministic per model, and these
+    # pairs' dbar intervals come from the exact cumulants, not the Monte Carlo draws)
+    from bayesnoise.decide import compare_pairs
+    from bayesnoise.decide.side_by_side import _compare_models, _compare_pairs_given
+
+    rng = np.random.default_rng(8)
+    two_point = np.where(rng.random(300) < 0.9, 0.9, 0.05)
+    u = np.stack([two_point, rng.beta(4, 2, 300), rng.beta(2, 2, 300)])
+    c = rng.binomial(20, u)
+    ds = from_arrays(c, np.full(c.shape, 20), models=["a", "b", "c"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = compare_pairs(ds, rng=7, progress=False)
+        _, fit, post = _compare_models(ds, 0.95, 3)
+        got = _compare_pairs_given(ds, fit, post, 0.95, 7)
+    assert list(post["prior"]) == ["nonparametric", "beta", "beta"]
+    assert list(got.columns) == list(ref.columns)
+    for col in ref.columns:
+        if col in ("dbar_low", "dbar_high", "prob_a_better"):
+            np.testing.assert_allclose(got[col], ref[col], rtol=0, atol=1e-12)
+        else:
+            assert got[col].tolist() == ref[col].tolist(), col

@@ -167,6 +167,13 @@ def posterior_table(
         kw["ubar_prior"] = ubar_prior
         return posterior_table_chunked(ds, confidence_level=confidence_level, **kw)
     level = check_confidence_level(confidence_level)
+    return _posterior_table(ds, level, kappa, rng, progress, ubar_prior)[0]
+
+
+def _posterior_table(ds, confidence_level, kappa, rng, progress, ubar_prior):
+    """:func:`posterior_table` of an in-memory dataset, with the fit and the ubar posterior it
+    used (``(df, fit, post)``: the coverage check hands them on to its pair step)."""
+    level = confidence_level
     bar = Progress("bayesnoise posterior", enabled=progress)
     c, k = beta_binomial_counts(ds)
     names = ds["model"].values
@@ -213,7 +220,7 @@ def posterior_table(
         beta_fit_threshold=list(post["threshold"]),
     )
     bar.close()
-    return df
+    return df, fit, post
 
 
 def _ubar_posterior(c, k, fit, confidence_level, rng, *, ubar_prior="auto", names=None, ds=None):
@@ -401,6 +408,21 @@ def posterior_pairs_table(
     bar.step("ubar posteriors")
     gen = np.random.default_rng(seed_post)
     post = _ubar_posterior(c, k, fit, level, gen, ubar_prior=ubar_prior, names=names, ds=ds)
+    df = _pairs_from_posteriors(c, k, names, fit, post, level, seed_pop, bar)
+    bar.close()
+    return df
+
+
+def _pairs_from_posteriors(c, k, names, fit, post, confidence_level, seed_pop, bar=None):
+    """The pair table of :func:`posterior_pairs_table` from the models' fit and ubar posterior
+    (:func:`_ubar_posterior`'s dict) and the seed of the population step.
+
+    The coverage check passes the fit and posteriors of its per-model step here instead of
+    refitting the same counts (the fit and the nonparametric prior are deterministic per
+    model; only the Monte Carlo draws of ubar come from another stream)."""
+    level = confidence_level
+    if bar is None:
+        bar = Progress("bayesnoise posterior pairs", enabled=False)
     cum = post["cumulants"]
     bar.step("pairs on these questions")
     pairs = all_pairs_difference(
@@ -431,5 +453,22 @@ def posterior_pairs_table(
         confidence_level=level,
         ubar_prior=dict(zip(names, post["prior"], strict=True)),
     )
-    bar.close()
     return df
+
+
+def _posterior_pairs_given(ds, fit, post, confidence_level, rng):
+    """:func:`posterior_pairs_table` of a complete in-memory dataset whose models' fit and
+    ubar posterior are given (the same seed gives the same population columns; ``dbar``
+    comes from the given posterior's draws)."""
+    c, k = beta_binomial_counts(ds)
+    _, seed_pop = np.random.SeedSequence(seed_of(rng)).spawn(2)
+    return _pairs_from_posteriors(c, k, ds["model"].values, fit, post, confidence_level, seed_pop)
+
+
+def _posterior_rows(fit, post, rows):
+    """The fit (:class:`EmpiricalBayesFit`) and ubar posterior (dict) of the models ``rows``."""
+    from .ubar_prior import _fit_rows
+
+    return _fit_rows(fit, rows), {
+        key: value[:, rows] if key == "cumulants" else value[rows] for key, value in post.items()
+    }

@@ -55,7 +55,7 @@ from bayesnoise._progress import Progress
 from bayesnoise.data import MODEL, DataError, attr, beta_binomial_counts, complete, from_arrays
 from bayesnoise.vocabulary import POPULATION, THESE
 
-from .side_by_side import compare_models, compare_pairs
+from .side_by_side import _compare_models, _compare_pairs_given
 
 __all__ = [
     "coverage_table",
@@ -243,27 +243,32 @@ def _quiet(fn, *args, **kwargs):
 
 
 def _model_block(cs, k, names, confidence_level, rng):
-    """Per-model interval ends of a block of replicates: name -> (low, high), (B, M)."""
+    """Per-model interval ends of a block of replicates: name -> (low, high), (B, M), and the
+    Bayesian fit and ubar posterior of the B x M models (replicate-major), for the pairs."""
     b, m, n = cs.shape
     ds = from_arrays(
         cs.reshape(b * m, n),
         np.broadcast_to(k, (b, m, n)).reshape(b * m, n),
         models=[f"r{i}:{name}" for i in range(b) for name in names],
     )
-    df = _quiet(compare_models, ds, confidence_level=confidence_level, rng=rng, progress=False)
-    return {
+    df, fit, post = _quiet(_compare_models, ds, confidence_level, rng)
+    ends = {
         name: tuple(df[f"{name}_{end}"].to_numpy(float).reshape(b, m) for end in ("low", "high"))
         for name, (unit, _) in INTERVALS.items()
         if unit == "model"
     }
+    return ends, (fit, post)
 
 
-def _pair_group(cs, k, confidence_level, rng):
+def _pair_group(cs, k, confidence_level, rng, fitted):
     """Pair interval ends of G replicates at once: name -> (low, high), (G, S (S - 1) / 2).
 
     ``cs`` (G, S, N) holds S models per replicate. They go through one
-    :func:`compare_pairs` call as G x S models; every pair's interval depends only on its two
-    models (and Monte Carlo draws), so the pairs across replicates are computed and dropped.
+    :func:`~bayesnoise.decide.compare_pairs` computation as G x S models; every pair's interval
+    depends only on its two models (and Monte Carlo draws), so the pairs across replicates are
+    computed and dropped. ``fitted``: the fit and ubar posterior of these G x S models from the
+    per-model step (the same counts: the pair step does not fit them again; its ``dbar`` takes
+    the per-model step's ubar draws, its population columns its own ``rng``).
     """
     g, s, n = cs.shape
     ds = from_arrays(
@@ -271,7 +276,7 @@ def _pair_group(cs, k, confidence_level, rng):
         np.broadcast_to(k, (g, s, n)).reshape(g * s, n),
         models=[f"r{i}m{j}" for i in range(g) for j in range(s)],
     )
-    df = _quiet(compare_pairs, ds, confidence_level=confidence_level, rng=rng, on_missing="raise")
+    df = _quiet(_compare_pairs_given, ds, *fitted, confidence_level, rng)
     ia, ib = np.triu_indices(s, k=1)
     a = (np.arange(g)[:, None] * s + ia).ravel()  # the within-replicate pairs, in the
     b = (np.arange(g)[:, None] * s + ib).ravel()  # upper-triangle order of all G x S models
@@ -287,6 +292,8 @@ def _pair_group(cs, k, confidence_level, rng):
 
 def _simulate(u, k, names, sel, n_resamples, confidence_level, rng, bar, label):
     """Interval ends and truths of every replicate from the atoms ``u`` (M, N)."""
+    from bayesnoise.conjugate.tables import _posterior_rows
+
     m, n = u.shape
     pop_mean = u.mean(axis=1)
     ia, ib = np.triu_indices(sel.size, k=1)
@@ -302,7 +309,7 @@ def _simulate(u, k, names, sel, n_resamples, confidence_level, rng, bar, label):
         cs = rng.binomial(k[None], us)
         ubar = us.mean(axis=2)
         seeds = rng.integers(0, 2**31 - 1, size=b + 1)
-        got = _model_block(cs, k, names, confidence_level, int(seeds[-1]))
+        got, (fit, post) = _model_block(cs, k, names, confidence_level, int(seeds[-1]))
         for name, (low, high) in got.items():
             ends[name][0].append(low)
             ends[name][1].append(high)
@@ -311,7 +318,9 @@ def _simulate(u, k, names, sel, n_resamples, confidence_level, rng, bar, label):
         group = max(1, _PAIR_GROUP_MODELS // max(sel.size, 1))
         for i in range(0, b if sel.size >= 2 else 0, group):
             j = min(b, i + group)
-            got = _pair_group(cs[i:j][:, sel], k[sel], confidence_level, int(seeds[i]))
+            rows = (np.arange(i, j)[:, None] * m + sel).ravel()  # in the model block's order
+            fitted = _posterior_rows(fit, post, rows)
+            got = _pair_group(cs[i:j][:, sel], k[sel], confidence_level, int(seeds[i]), fitted)
             for name, (low, high) in got.items():
                 ends[name][0].append(low)
                 ends[name][1].append(high)
@@ -344,8 +353,11 @@ def coverage_table(
     See the module docstring for the populations, the pairing and the truths. Each replicate
     goes through :func:`~bayesnoise.decide.compare_models` (all replicates of a block at once,
     as models of one dataset: every model is fitted on its own) and
-    :func:`~bayesnoise.decide.compare_pairs` (one replicate at a time), the functions behind
-    ``noise``, ``pairs``, ``posterior`` and ``compare``, at their defaults.
+    :func:`~bayesnoise.decide.compare_pairs` (a few replicates at a time), the functions behind
+    ``noise``, ``pairs``, ``posterior`` and ``compare``, at their defaults. The pair step
+    takes the per-model step's fit and ubar posterior of the same counts instead of fitting
+    them again (the fit and the prior are deterministic per model; ``dbar`` is computed from
+    the per-model step's ubar draws, not from a second set).
 
     Parameters
     ----------

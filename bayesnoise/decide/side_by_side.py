@@ -70,6 +70,23 @@ def compare_models(
     bayes = conjugate.posterior_table(
         ds, confidence_level=confidence_level, rng=rng, progress=progress
     )
+    return _models_frame(freq, bayes)
+
+
+def _compare_models(ds, confidence_level, rng):
+    """:func:`compare_models` of an in-memory dataset, without progress, with the Bayesian fit
+    and ubar posterior it used: ``(df, fit, post)`` (the coverage check's per-model step, which
+    hands them on to its pair step)."""
+    from bayesnoise import frequentist
+    from bayesnoise.conjugate.tables import _posterior_table
+
+    freq = frequentist.model_noise(ds, confidence_level=confidence_level)
+    bayes, fit, post = _posterior_table(ds, confidence_level, None, rng, False, "auto")
+    return _models_frame(freq, bayes), fit, post
+
+
+def _models_frame(freq, bayes):
+    """The side-by-side per-model frame from the frequentist and Bayesian tables."""
     bayes = bayes.set_index("model").loc[freq["model"]].reset_index()
     return pd.DataFrame(
         {
@@ -150,15 +167,32 @@ def compare_pairs(
     [['a', 'b'], ['a', 'c'], ['b', 'c']]
     """
     reject_old("compare_pairs", old)
-    from bayesnoise import conjugate, frequentist
+    from bayesnoise import conjugate
 
     ds = complete(ds, on_missing=on_missing)
-    mat = frequentist.pair_noise_dataset(ds, progress=progress)
-    cols = ["difference", "se_difference", "z", "p_value", "p_value_sign_questions"]
-    pairs = pair_table(mat["model"].values, {c: mat[c].values for c in cols})
     bayes = conjugate.posterior_pairs_table(
         ds, confidence_level=confidence_level, rng=rng, progress=progress
     )
+    return _pairs_frame(ds, bayes, confidence_level, max_difference, progress)
+
+
+def _compare_pairs_given(ds, fit, post, confidence_level, rng):
+    """:func:`compare_pairs` of a complete in-memory dataset whose models' fit and ubar
+    posterior are given (:func:`_compare_models` returned them for these counts): the
+    coverage check's pair step, which does not refit the models of its per-model step."""
+    from bayesnoise.conjugate.tables import _posterior_pairs_given
+
+    bayes = _posterior_pairs_given(ds, fit, post, confidence_level, rng)
+    return _pairs_frame(ds, bayes, confidence_level, None, False)
+
+
+def _pairs_frame(ds, bayes, confidence_level, max_difference, progress):
+    """The side-by-side pair frame: the frequentist pair table of ``ds`` beside ``bayes``."""
+    from bayesnoise import frequentist
+
+    mat = frequentist.pair_noise_dataset(ds, progress=progress)
+    cols = ["difference", "se_difference", "z", "p_value", "p_value_sign_questions"]
+    pairs = pair_table(mat["model"].values, {c: mat[c].values for c in cols})
     bayes = bayes.set_index(["model_a", "model_b"]).loc[
         list(zip(pairs["model_a"], pairs["model_b"], strict=True))
     ]
