@@ -19,7 +19,11 @@ from scipy import optimize, special, stats
 
 from bayesnoise.conjugate import fit_empirical_bayes, posterior_pairs_table, posterior_table
 from bayesnoise.conjugate.likelihood import model_cells
-from bayesnoise.conjugate.mixture_posterior import autocorrelation_ess, mixture_gibbs
+from bayesnoise.conjugate.mixture_posterior import (
+    autocorrelation_ess,
+    mixture_gibbs,
+    mixture_gibbs_models,
+)
 from bayesnoise.conjugate.npmle import accuracy_grid, fit_nonparametric_prior, npmle_grid
 from bayesnoise.conjugate.ubar_prior import beta_fit_test, categorical_cumulants
 from bayesnoise.data import from_arrays
@@ -292,3 +296,34 @@ def test_dbar_coverage_two_point_against_beta():
     got = study.pair_coverage_cell("twopoint", 2000, 20, replicates=200, seed=20)
     low, high = _band(200)
     assert low <= got["coverage"] <= high, got
+
+
+def test_sampler_over_many_models_equals_the_one_model_loop():
+    # mixture_gibbs_models (all models' arithmetic at once) against mixture_gibbs one model at
+    # a time with the same generators: the same draws, so equal to the last bit. Models with 1
+    # to 5 atoms, a zero-weight atom among the others and zero-weight cells between the others.
+    rng = np.random.default_rng(11)
+    n_models, n = 12, 200
+    u = np.where(rng.random((n_models, n)) < 0.7, 0.85, 0.2) * rng.uniform(0.8, 1.0, (n_models, 1))
+    k = rng.integers(5, 60, (n_models, n))
+    cu, ku, w = model_cells(rng.binomial(k, u), k, k > 0)
+    cu, ku, w = (
+        np.concatenate([x[:, :3], np.zeros((n_models, 2)), x[:, 3:]], axis=1) for x in (cu, ku, w)
+    )
+    ku[:, 3:5] = 1
+    width = 7
+    atoms = np.sort(rng.uniform(0.02, 0.98, (n_models, width)), axis=1)
+    weights = rng.dirichlet(np.ones(width), n_models)
+    for m in range(n_models):  # 1 to 5 atoms and a weightless one in the middle
+        weights[m, 2 + m % 5 :] = 0.0
+        weights[m, 1] = 0.0
+        weights[m] /= weights[m].sum()
+    seeds = rng.integers(0, 2**31, n_models)
+    a, p = mixture_gibbs_models(
+        cu, ku, w, atoms, weights, 40, [np.random.default_rng(s) for s in seeds], burn=5
+    )
+    for m in range(n_models):
+        one = mixture_gibbs(
+            cu[m], ku[m], w[m], atoms[m], weights[m], 40, np.random.default_rng(seeds[m]), burn=5
+        )
+        assert np.array_equal(a[m], one[0]) and np.array_equal(p[m], one[1]), m

@@ -34,6 +34,7 @@ __all__ = [
     "autocorrelation_ess",
     "data_seed",
     "mixture_gibbs",
+    "mixture_gibbs_models",
     "mixture_posterior_draws",
 ]
 
@@ -145,11 +146,99 @@ def mixture_posterior_draws(cu, ku, w, atoms, weights, sweeps: int, *, burn: int
     ((1, 50, 2), True)
     """
     atoms, weights = np.asarray(atoms, float), np.asarray(weights, float)
-    out = []
-    for m in range(w.shape[0]):
-        rng = np.random.default_rng(data_seed(cu[m], ku[m], w[m]))
-        out.append(mixture_gibbs(cu[m], ku[m], w[m], atoms[m], weights[m], sweeps, rng, burn=burn))
-    return np.stack([x[0] for x in out]), np.stack([x[1] for x in out])
+    rngs = [np.random.default_rng(data_seed(cu[m], ku[m], w[m])) for m in range(w.shape[0])]
+    return mixture_gibbs_models(cu, ku, w, atoms, weights, sweeps, rngs, burn=burn)
+
+
+def mixture_gibbs_models(cu, ku, w, atoms, weights, sweeps: int, rngs, *, burn: int = BURN):
+    """:func:`mixture_gibbs` of many models at once: the same draws, array operations over models.
+
+    Each model keeps its own generator and its own random draws, in the order
+    :func:`mixture_gibbs` makes them (one multinomial over its cells, then one set of Gammas,
+    per sweep), and the arithmetic between the draws is the same operation on the same numbers:
+    the models are grouped by their number of atoms (a sum over the atoms then has the same
+    length, so the same rounding, as one model's) and the cells are padded with zero-weight
+    cells, which no draw sees. The result equals a loop of :func:`mixture_gibbs` exactly.
+
+    Parameters
+    ----------
+    cu, ku, w : numpy.ndarray, shape (M, U)
+    atoms, weights : numpy.ndarray, shape (M, S)
+    sweeps : int
+    rngs : sequence of numpy.random.Generator, length M
+        Model m's draws come from ``rngs[m]`` (and advance it).
+    burn : int, default 20
+
+    Returns
+    -------
+    atoms, weights : numpy.ndarray, shape (M, sweeps, S)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cu, ku = np.array([[0, 10], [3, 0]]), np.array([[10, 10], [5, 1]])
+    >>> w, at = np.array([[20.0, 80.0], [40.0, 0.0]]), np.array([[0.0, 1.0], [0.5, 0.5]])
+    >>> wt = np.array([[0.2, 0.8], [1.0, 0.0]])
+    >>> a, p = mixture_gibbs_models(cu, ku, w, at, wt, 30, [np.random.default_rng(i) for i in (1, 2)])
+    >>> one = mixture_gibbs(cu[1], ku[1], w[1], at[1], wt[1], 30, np.random.default_rng(2))
+    >>> bool(np.array_equal(a[1], one[0]) and np.array_equal(p[1], one[1]))
+    True
+    """
+    atoms, weights = np.asarray(atoms, float), np.asarray(weights, float)
+    w = np.asarray(w)
+    sweeps, burn = int(sweeps), int(burn)
+    out_a = np.full((w.shape[0], sweeps, atoms.shape[1]), 0.5)
+    out_p = np.zeros((w.shape[0], sweeps, atoms.shape[1]))
+    real = weights > 0
+    n_real = real.sum(axis=1)
+    for s in np.unique(n_real):
+        rows = np.flatnonzero(n_real == s)
+        cols = np.nonzero(real[rows])[1].reshape(rows.size, s)  # each row's atoms, in order
+        live = w[rows] > 0
+        order = np.argsort(~live, axis=1, kind="stable")[:, : max(int(live.sum(axis=1).max()), 1)]
+        live = np.take_along_axis(live, order, axis=1)  # each row's cells first, in order
+        cells = (np.take_along_axis(np.asarray(x)[rows], order, axis=1) for x in (cu, ku, w))
+        c, k, wt = (np.where(live, x, 0) for x in cells)
+        start = (np.take_along_axis(x[rows], cols, axis=1) for x in (atoms, weights))
+        got = _gibbs_group(c, k, wt, live, *start, sweeps, [rngs[m] for m in rows], burn)
+        at_rows, at_sweeps = rows[:, None, None], np.arange(sweeps)[None, :, None]
+        out_a[at_rows, at_sweeps, cols[:, None, :]] = got[0]
+        out_p[at_rows, at_sweeps, cols[:, None, :]] = got[1]
+    return out_a, out_p
+
+
+def _gibbs_group(c, k, w, live, a, p, sweeps, rngs, burn):
+    """:func:`mixture_gibbs_models` of models with the same number of atoms (S): cells (G, U)
+    compacted to the front (``live``), atoms and weights (G, S); returns (G, sweeps, S) each."""
+    g_models, n_atoms = a.shape
+    n_cells = live.sum(axis=1)
+    counts = np.rint(w).astype(np.int64)
+    x = np.stack([np.asarray(c, float), np.asarray(k - c, float)], axis=2)  # (G, U, 2)
+    xt = np.ascontiguousarray(np.swapaxes(x, 1, 2))
+    a, p = np.array(a, float), np.array(p, float)
+    out_a = np.empty((g_models, sweeps, n_atoms))
+    out_p = np.empty((g_models, sweeps, n_atoms))
+    alloc = np.zeros((g_models, x.shape[1], n_atoms), np.int64)
+    g = np.empty((g_models, 3 * n_atoms))
+    todo = [(i, rngs[i], counts[i, : n_cells[i]], n_cells[i]) for i in range(g_models)]
+    for t in range(burn + sweeps):
+        logs = np.log(np.maximum(np.stack([a, 1.0 - a], axis=1), _TINY))  # (G, 2, S)
+        ll = x @ logs + np.log(np.maximum(p, _TINY))[:, None, :]  # as mixture_gibbs, per model
+        r = np.exp(ll - ll.max(axis=2, keepdims=True))
+        r /= r.sum(axis=2, keepdims=True)
+        for i, rng, cnt, u in todo:  # each model's own generator: its multinomial
+            alloc[i, :u] = rng.multinomial(cnt, r[i, :u])
+        hits_misses = (xt @ alloc).reshape(g_models, 2 * n_atoms)  # whole numbers: exact
+        shape = np.concatenate(
+            [LOCATION_PRIOR + hits_misses, WEIGHT_PRIOR + alloc.sum(axis=1)], axis=1
+        )
+        for i, rng, _, _ in todo:  # then its Gammas
+            g[i] = rng.standard_gamma(shape[i])
+        a = g[:, :n_atoms] / (g[:, :n_atoms] + g[:, n_atoms : 2 * n_atoms])
+        p = g[:, 2 * n_atoms :] / g[:, 2 * n_atoms :].sum(axis=1, keepdims=True)
+        if t >= burn:
+            out_a[:, t - burn], out_p[:, t - burn] = a, p
+    return out_a, out_p
 
 
 def autocorrelation_ess(x):
