@@ -9,6 +9,7 @@ import io
 import pandas as pd
 import pytest
 
+import bayesnoise as bn
 from bayesnoise.cli import main
 
 PAIR_COMMANDS = [
@@ -126,3 +127,24 @@ def test_arena_one_model_warns_and_leaves_gaps_empty(capsys, one_model):
     df = pd.read_csv(io.StringIO(out.out))
     assert df["models"].tolist() == [1] and df[["p5_min", "p5_max"]].isna().all(axis=None)
     assert "has one model (solo)" in out.err and "no pairs" in out.err
+
+
+def test_tied_models_keep_one_order_whatever_the_row_order():
+    # Two models with equal accuracy (0.5 each on 4 questions, disagreeing on two): the pair's
+    # direction, and so the sign of every difference, must not follow the file's row order.
+    import warnings
+
+    df = pd.DataFrame(
+        {
+            "model": ["b"] * 4 + ["a"] * 4,
+            "question": ["q1", "q2", "q3", "q4"] * 2,
+            "score": [1, 0, 1, 0, 0, 1, 1, 0],
+        }
+    )
+    shuffled = df.sample(frac=1.0, random_state=3)  # b first in df, a first reversed
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # 4 questions: the small-N and K = 1 warnings
+        outs = [bn.pairs(d) for d in (df, df.iloc[::-1], shuffled)]
+    assert [list(o["pair"].values) for o in outs] == [["a - b"]] * 3
+    for o in outs[1:]:
+        assert float(o["difference"].values[0]) == float(outs[0]["difference"].values[0])

@@ -168,7 +168,8 @@ def dataset(data, *, progress: bool = True, factors_ok: bool = False, **read):
 
 def by_accuracy(ds):
     """``ds`` with its models best first: accuracy (mean over the questions a model answered
-    of its mean score) descending, ties in their given order. Every per-model table then
+    of its mean score) descending, ties (equal to 12 decimals, so that the order in which
+    the rows were summed does not matter) by model name. Every per-model table then
     lists the best model first, and every pair table (pairs ``i < j`` of this order) takes
     the higher minus the lower: the differences are >= 0 when the models answered the
     same questions (``pair=(A, B)`` selects afterwards, so it keeps the order asked)."""
@@ -178,7 +179,9 @@ def by_accuracy(ds):
     per_question = (ds["correct"] / ds["samples"].where(answered)).where(answered)
     cells = [d for d in per_question.dims if d != MODEL]  # question (and factor dims)
     accuracy = np.asarray(per_question.mean(cells, skipna=True).values, dtype=float)
-    order = np.argsort(-np.nan_to_num(accuracy, nan=-np.inf), kind="stable")
+    key = np.round(np.nan_to_num(accuracy, nan=-np.inf), 12)
+    names = np.array([str(m) for m in ds[MODEL].values])
+    order = np.lexsort((names, -key))  # the file's row order never decides a tie
     if (order == np.arange(order.size)).all():
         return ds
     return ds.isel({MODEL: order})
