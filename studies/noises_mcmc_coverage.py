@@ -77,7 +77,7 @@ def _frame(correct, count, k):
     )
 
 
-def run_cell(n, t, k, reps, seed, level=0.95, draws=1000, tune=1000):
+def run_cell(n, t, k, reps, seed, level=0.95, draws=1000, tune=1000, mcmc=True):
     import nutpie
 
     from bayesnoise.mcmc.crossed import crossed_model, summarise_crossed
@@ -86,7 +86,8 @@ def run_cell(n, t, k, reps, seed, level=0.95, draws=1000, tune=1000):
     rng = np.random.default_rng(seed)
     # One compiled model per cell, refitted to each replicate's counts (same cells).
     correct0, count0, _, _ = simulate(np.random.default_rng(0), n, t, k)
-    compiled = nutpie.compile_pymc_model(crossed_model(correct0, count0, data_container=True))
+    if mcmc:
+        compiled = nutpie.compile_pymc_model(crossed_model(correct0, count0, data_container=True))
     present = np.nonzero(count0 > 0)
     tail = (1 - level) / 2
     hits = {key: [] for key in ("acc_pop", "acc_these", "diff_pop", "diff_these")}
@@ -95,38 +96,39 @@ def run_cell(n, t, k, reps, seed, level=0.95, draws=1000, tune=1000):
     fwidths = {key: [] for key in hits}
     for rep in range(reps):
         correct, count, pop, these = simulate(rng, n, t, k)
-        fit_seed = seed * 1000 + rep
-        start = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = nutpie.sample(
-                compiled.with_data(correct_cells=correct[present]),
-                draws=draws,
-                tune=tune,
-                chains=2,
-                seed=fit_seed,
-                target_accept=0.9,
-                progress_bar=False,
-            )
-            fit = summarise_crossed(tree, fit_seed, n, time.perf_counter() - start, "nutpie")
-        rep_ = fit["diagnostics"]
-        rhat.append(float(rep_.table["r_hat_max"].max()))
-        ess.append(float(rep_.table["ess_bulk_min"].min()))
-        div.append(int(rep_.divergences))
-        secs.append(fit["seconds"])
-        draws_of = {"pop": fit["population"], "these": fit["these"]}
         truth = {"pop": pop, "these": these}
-        for scope in ("pop", "these"):
-            values = draws_of[scope]
-            for i in range(2):
-                lo, hi = np.quantile(values[:, i], [tail, 1 - tail])
-                hits[f"acc_{scope}"].append(lo <= truth[scope][i] <= hi)
-                widths[f"acc_{scope}"].append(hi - lo)
-            d = values[:, 0] - values[:, 1]
-            lo, hi = np.quantile(d, [tail, 1 - tail])
-            dt = truth[scope][0] - truth[scope][1]
-            hits[f"diff_{scope}"].append(lo <= dt <= hi)
-            widths[f"diff_{scope}"].append(hi - lo)
+        if mcmc:
+            fit_seed = seed * 1000 + rep
+            start = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = nutpie.sample(
+                    compiled.with_data(correct_cells=correct[present]),
+                    draws=draws,
+                    tune=tune,
+                    chains=2,
+                    seed=fit_seed,
+                    target_accept=0.9,
+                    progress_bar=False,
+                )
+                fit = summarise_crossed(tree, fit_seed, n, time.perf_counter() - start, "nutpie")
+            rep_ = fit["diagnostics"]
+            rhat.append(float(rep_.table["r_hat_max"].max()))
+            ess.append(float(rep_.table["ess_bulk_min"].min()))
+            div.append(int(rep_.divergences))
+            secs.append(fit["seconds"])
+            draws_of = {"pop": fit["population"], "these": fit["these"]}
+            for scope in ("pop", "these"):
+                values = draws_of[scope]
+                for i in range(2):
+                    lo, hi = np.quantile(values[:, i], [tail, 1 - tail])
+                    hits[f"acc_{scope}"].append(lo <= truth[scope][i] <= hi)
+                    widths[f"acc_{scope}"].append(hi - lo)
+                d = values[:, 0] - values[:, 1]
+                lo, hi = np.quantile(d, [tail, 1 - tail])
+                dt = truth[scope][0] - truth[scope][1]
+                hits[f"diff_{scope}"].append(lo <= dt <= hi)
+                widths[f"diff_{scope}"].append(hi - lo)
         # The frequentist twin on the same replicate, through bn.noises.
         df = _frame(correct, count, k)
         for by in ("model", "pair"):
@@ -138,23 +140,34 @@ def run_cell(n, t, k, reps, seed, level=0.95, draws=1000, tune=1000):
                 progress=False,
             )
             est = "accuracy" if by == "model" else "difference"
+            # noises lists the models best first (and a pair as the better minus the worse):
+            # select by name, and turn a pair "m1 - m0" round.
             for scope, col in (("pop", "templates"), ("these", "these_templates")):
-                low = res[f"{est}_{col}_low"].values
-                high = res[f"{est}_{col}_high"].values
+                name = f"{est}_{col}"
                 if by == "model":
                     for i in range(2):
-                        fhits[f"acc_{scope}"].append(low[i] <= truth[scope][i] <= high[i])
-                        fwidths[f"acc_{scope}"].append(high[i] - low[i])
+                        one = res.sel(model=f"m{i}")
+                        low, high = float(one[f"{name}_low"]), float(one[f"{name}_high"])
+                        fhits[f"acc_{scope}"].append(low <= truth[scope][i] <= high)
+                        fwidths[f"acc_{scope}"].append(high - low)
                 else:
+                    low = float(res[f"{name}_low"].values[0])
+                    high = float(res[f"{name}_high"].values[0])
+                    if str(res["model_a"].values[0]) == "m1":
+                        low, high = -high, -low
                     dt = truth[scope][0] - truth[scope][1]
-                    fhits[f"diff_{scope}"].append(low[0] <= dt <= high[0])
-                    fwidths[f"diff_{scope}"].append(high[0] - low[0])
+                    fhits[f"diff_{scope}"].append(low <= dt <= high)
+                    fwidths[f"diff_{scope}"].append(high - low)
+        if (rep + 1) % 20 == 0:
+            print(f"{n}x{t}x{k}: {rep + 1}/{reps} replicates", flush=True)
     row = {"N": n, "T": t, "K": k, "reps": reps}
     for key in hits:
         row[f"cover_{key}_mcmc"] = float(np.mean(hits[key]))
         row[f"cover_{key}_freq"] = float(np.mean(fhits[key]))
         row[f"width_{key}_mcmc"] = float(np.mean(widths[key]))
         row[f"width_{key}_freq"] = float(np.mean(fwidths[key]))
+    if not mcmc:
+        return row
     row.update(
         r_hat_max=float(np.max(rhat)),
         r_hat_over_101=int(np.sum(np.array(rhat) > 1.01)),
@@ -171,12 +184,25 @@ def main(argv=None):
     p.add_argument("--cells", default="100x5x1,100x5x5,100x10x1,100x3x1")
     p.add_argument("--draws", type=int, default=1000, help="draws and tuning steps per chain")
     p.add_argument("--out", default=None)
+    p.add_argument(
+        "--first-seed", type=int, default=3100, help="seed of the first cell (+1 per cell)"
+    )
+    p.add_argument("--no-mcmc", action="store_true", help="the frequentist twin only")
     args = p.parse_args(argv)
     rows = []
     for i, cell in enumerate(args.cells.split(",")):
         n, t, k = (int(v) for v in cell.split("x"))
         start = time.perf_counter()
-        row = run_cell(n, t, k, args.reps, seed=3100 + i, draws=args.draws, tune=args.draws)
+        row = run_cell(
+            n,
+            t,
+            k,
+            args.reps,
+            seed=args.first_seed + i,
+            draws=args.draws,
+            tune=args.draws,
+            mcmc=not args.no_mcmc,
+        )
         row["wall_s"] = time.perf_counter() - start
         rows.append(row)
         print(pd.DataFrame([row]).T.to_string(), flush=True)
