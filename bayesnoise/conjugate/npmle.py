@@ -57,7 +57,8 @@ __all__ = [
 #: sd of that scale at K = 250 (1 / (2 sqrt(K))); the located atoms of :func:`refine_atoms`
 #: remove what remains of the discretisation.
 GRID_POINTS = 200
-_BLOCK = 4_000_000  # (model, cell, point) entries per block of models (32 MB of float64)
+_BLOCK = 500_000  # (model, cell, point) entries per block of models (4 MB of float64: the grid EM
+# of 256 models at K = 1,100 took a third of the CPU of 32 MB blocks, which miss the caches)
 
 _TINY = 1e-300
 
@@ -147,30 +148,47 @@ def npmle_grid(cu, ku, w, *, start=None, points=GRID_POINTS, max_iter=2000, cut=
             return hi - lo < 0.01
         return (lo > cut[rows]) | (hi <= cut[rows])
 
-    for s0 in range(0, n_models, step):
-        rows = np.arange(s0, min(s0 + step, n_models))
-        f, top = _scaled_likelihood(cu[rows], ku[rows], grid)
+    for rows, width in _blocks_by_cells(w, step):
+        f, top = _scaled_likelihood(cu[rows, :width], ku[rows, :width], grid)
         ft = np.ascontiguousarray(np.swapaxes(f, 1, 2))
-        wn = (w[rows] / np.maximum(n[rows], 1.0)[:, None])[:, None, :]
+        wr = w[rows, :width]
+        wn = (wr / np.maximum(n[rows], 1.0)[:, None])[:, None, :]
         p = pi[rows][:, None, :]
         for it in range(max_iter):
             m = p @ ft
             grad = (wn / np.maximum(m, _TINY)) @ f
             p *= grad
             if it % 10 == 9 or it == max_iter - 1:
-                ll = (w[rows] * (np.log(np.maximum(m[:, 0], _TINY)) + top)).sum(axis=1)
+                ll = (wr * (np.log(np.maximum(m[:, 0], _TINY)) + top)).sum(axis=1)
                 gap = np.maximum(grad[:, 0].max(axis=1) - 1.0, 0.0)
                 lower[rows], upper[rows] = ll, ll + n[rows] * gap
                 done = stop(rows)
                 if done.any():  # keep the finished rows' weights, go on with the others
                     pi[rows[done]] = p[done, 0]
                     keep = ~done
-                    rows, p, f, ft, wn, top = (x[keep] for x in (rows, p, f, ft, wn, top))
+                    rows, p, f, ft, wn, wr, top = (x[keep] for x in (rows, p, f, ft, wn, wr, top))
                     if rows.size == 0:
                         break
         pi[rows] = p[:, 0]
     pi /= pi.sum(axis=1, keepdims=True)
     return pi, lower, upper
+
+
+def _blocks_by_cells(w, step, first=None):
+    """Blocks of at most ``step`` rows of the cell table ``w`` (M, U), each with the cells it
+    needs: one block of every row and cell when ``M <= step``; else the rows sorted by the
+    cells they use (up to their last cell of positive weight), so a block of rows with few
+    cells leaves out the padding that rows with many cells need. ``first`` (M,), optional:
+    sort by it first (e.g. the atoms of each row, which the caller trims too)."""
+    n_models = w.shape[0]
+    if n_models <= step:
+        return [(np.arange(n_models), w.shape[1])]
+    used = w.shape[1] - np.argmax(w[:, ::-1] > 0, axis=1)
+    order = np.lexsort((used,) if first is None else (used, first))
+    return [
+        (order[i : i + step], max(int(used[order[i : i + step]].max()), 1))
+        for i in range(0, n_models, step)
+    ]
 
 
 def _basins(weights, grid, n):
@@ -233,21 +251,24 @@ def location_em(cu, ku, w, atoms, weights, iterations: int = 200):
     >>> np.round(a, 3).tolist(), np.round(p, 3).tolist()
     ([[0.1, 0.9]], [[0.5, 0.5]])
     """
-    cf, kf = np.asarray(cu, float), np.asarray(ku, float)
+    w = np.asarray(w, float)
+    cf, kf = (np.broadcast_to(np.asarray(x, float), w.shape) for x in (cu, ku))
     a, p = np.array(atoms, float), np.array(weights, float)
     n = w.sum(axis=-1, keepdims=True)
+    x = np.stack([cf, kf - cf], axis=-1)  # (R, U, 2): successes and failures of each cell
+    sums = np.stack([w, w * cf, w * kf], axis=-2)  # (R, 3, U): questions, hits, trials
     for it in range(int(iterations) + 1):
-        ll = _log_binomial(cf, kf, a) + np.log(np.maximum(p, _TINY))[..., None, :]
+        logs = np.log(np.maximum(np.stack([a, 1.0 - a], axis=-2), _TINY))  # (R, 2, S)
+        ll = x @ logs + np.log(np.maximum(p, _TINY))[..., None, :]  # as _log_binomial
         top = ll.max(axis=-1, keepdims=True)
         r = np.exp(ll - top)
         tot = r.sum(axis=-1, keepdims=True)
         if it == iterations:
             break
-        r *= w[..., None] / tot  # expected questions of each cell at each atom
-        mass = r.sum(axis=-2)
+        r /= tot  # each cell's posterior over the atoms
+        # expected questions, hits and trials at each atom: one product per row
+        mass, hits, trials = np.moveaxis(sums @ r, -2, 0)
         p = mass / n
-        hits = (r * cf[..., None]).sum(axis=-2)
-        trials = (r * kf[..., None]).sum(axis=-2)
         a = np.where(trials > 0, hits / np.maximum(trials, _TINY), a)
     loglik = (w * (np.log(tot[..., 0]) + top[..., 0])).sum(axis=-1)
     return a, p, loglik
