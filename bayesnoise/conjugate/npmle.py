@@ -253,24 +253,26 @@ def location_em(cu, ku, w, atoms, weights, iterations: int = 200):
     """
     w = np.asarray(w, float)
     cf, kf = (np.broadcast_to(np.asarray(x, float), w.shape) for x in (cu, ku))
+    fc = kf - cf
     a, p = np.array(atoms, float), np.array(weights, float)
-    n = w.sum(axis=-1, keepdims=True)
-    x = np.stack([cf, kf - cf], axis=-1)  # (R, U, 2): successes and failures of each cell
-    sums = np.stack([w, w * cf, w * kf], axis=-2)  # (R, 3, U): questions, hits, trials
+    n = w.sum(axis=-1)
+    # atoms first, (S, R, U): a sum or maximum over the few atoms is then an operation on
+    # whole (R, U) planes, not a reduction over a short last axis (20x slower in numpy)
     for it in range(int(iterations) + 1):
-        logs = np.log(np.maximum(np.stack([a, 1.0 - a], axis=-2), _TINY))  # (R, 2, S)
-        ll = x @ logs + np.log(np.maximum(p, _TINY))[..., None, :]  # as _log_binomial
-        top = ll.max(axis=-1, keepdims=True)
+        lu, l1 = (np.log(np.maximum(x, _TINY)).T[..., None] for x in (a, 1.0 - a))
+        ll = cf * lu + fc * l1 + np.log(np.maximum(p, _TINY)).T[..., None]  # _log_binomial
+        top = ll.max(axis=0)
         r = np.exp(ll - top)
-        tot = r.sum(axis=-1, keepdims=True)
+        tot = r.sum(axis=0)
         if it == iterations:
             break
-        r /= tot  # each cell's posterior over the atoms
-        # expected questions, hits and trials at each atom: one product per row
-        mass, hits, trials = np.moveaxis(sums @ r, -2, 0)
-        p = mass / n
+        r *= w / tot  # expected questions of each cell at each atom
+        mass = r.sum(axis=-1).T
+        hits = np.einsum("sru,ru->rs", r, cf)
+        trials = np.einsum("sru,ru->rs", r, kf)
+        p = mass / n[..., None]
         a = np.where(trials > 0, hits / np.maximum(trials, _TINY), a)
-    loglik = (w * (np.log(tot[..., 0]) + top[..., 0])).sum(axis=-1)
+    loglik = (w * (np.log(tot) + top)).sum(axis=-1)
     return a, p, loglik
 
 

@@ -161,22 +161,23 @@ def categorical_cumulants(cu, ku, w, atoms, weights):
     ([[0.2, 0.8]], 0.9)
     """
     cf, kf = np.asarray(cu, float), np.asarray(ku, float)
-    a = np.asarray(atoms, float)
-    lu = np.log(np.maximum(a, _TINY))[..., None, :]
-    l1 = np.log(np.maximum(1.0 - a, _TINY))[..., None, :]
-    ll = cf[..., None] * lu + (kf - cf)[..., None] * l1
-    ll = ll + np.log(np.maximum(weights, _TINY))[..., None, :]
-    post = np.exp(ll - ll.max(axis=-1, keepdims=True))
-    post /= post.sum(axis=-1, keepdims=True)
-    mean = (post * a[..., None, :]).sum(axis=-1)
-    d = a[..., None, :] - mean[..., None]
+    # atoms first, (S, ..., U, 1 -> U): sums and maxima over the few atoms are operations on
+    # whole planes, not reductions over a short last axis (several times slower in numpy)
+    a = np.moveaxis(np.asarray(atoms, float), -1, 0)[..., None]
+    lw = np.moveaxis(np.log(np.maximum(weights, _TINY)), -1, 0)[..., None]
+    ll = cf * np.log(np.maximum(a, _TINY)) + (kf - cf) * np.log(np.maximum(1.0 - a, _TINY)) + lw
+    post = np.exp(ll - ll.max(axis=0))
+    post /= post.sum(axis=0)
+    mean = (post * a).sum(axis=0)
+    d = a - mean
     d2 = d * d
-    k2 = (post * d2).sum(axis=-1)
-    k3 = (post * d2 * d).sum(axis=-1)
-    k4 = (post * d2 * d2).sum(axis=-1) - 3.0 * k2 * k2
+    pd2 = post * d2
+    k2 = pd2.sum(axis=0)
+    k3 = (pd2 * d).sum(axis=0)
+    k4 = (pd2 * d2).sum(axis=0) - 3.0 * k2 * k2
     n = np.asarray(w, float).sum(axis=-1)
     out = np.stack([(w * x).sum(axis=-1) / n ** (r + 1) for r, x in enumerate((mean, k2, k3, k4))])
-    return out, post
+    return out, np.moveaxis(post, 0, -1)
 
 
 def mixture_cumulants(cum):
@@ -295,8 +296,8 @@ def _sweep_draws(cum_s, post, atoms, w, n_resamples, rng):
     for m in np.flatnonzero(bad):
         for d0 in range(0, n_resamples, step):
             sel = which[d0 : d0 + step]
-            hits = rng.multinomial(counts[m], post[m, sel])  # (D, U, S) questions per atom
-            out[m, d0 : d0 + step] = (hits * atoms[m, sel][:, None, :]).sum(axis=(1, 2)) / n[m]
+            hits = rng.multinomial(counts[m], post[m, sel]).sum(axis=1)  # (D, S) per atom
+            out[m, d0 : d0 + step] = np.einsum("ds,ds->d", hits, atoms[m, sel]) / n[m]
     return out
 
 
