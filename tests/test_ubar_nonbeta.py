@@ -327,3 +327,21 @@ def test_sampler_over_many_models_equals_the_one_model_loop():
             cu[m], ku[m], w[m], atoms[m], weights[m], 40, np.random.default_rng(seeds[m]), burn=5
         )
         assert np.array_equal(a[m], one[0]) and np.array_equal(p[m], one[1]), m
+
+
+def test_sweep_draws_finite_when_every_question_is_certain_given_the_atoms():
+    # a conditional variance of ubar so small that its square underflows (1e-322 on a MATH500
+    # two-point replicate, K = 1,100: every question certain given the atoms) made the
+    # standardised cumulants 0 / 0 and every draw NaN; it is a normal shape of sd ~1e-161
+    from bayesnoise.conjugate.ubar_prior import _sweep_draws
+
+    sweeps = 4
+    k1 = np.linspace(0.05, 0.06, sweeps)
+    cum_s = np.stack([k1, np.full(sweeps, 1e-322), np.full(sweeps, -0.0), np.zeros(sweeps)])
+    atoms = np.tile([0.02, 0.67], (1, sweeps, 1))
+    post = np.zeros((1, sweeps, 2, 2))
+    post[..., 0, 0] = post[..., 1, 1] = 1.0
+    w = np.array([[470.0, 30.0]])
+    out = _sweep_draws(cum_s[:, None], post, atoms, w, 100, np.random.default_rng(0))
+    assert np.isfinite(out).all()
+    np.testing.assert_allclose(out[0], k1[np.arange(100) % sweeps], rtol=0, atol=1e-150)

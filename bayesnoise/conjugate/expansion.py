@@ -27,8 +27,17 @@ __all__ = [
 SHAPE_LIMITS = (0.5, 1.0)
 
 
+#: Below this k2 its square (the kurtosis' denominator) is not a normal float64.
+_SMALLEST_K2 = float(np.sqrt(np.finfo(float).tiny))
+
+
 def shape(k2, k3, k4):
     """Standard deviation, skewness and excess kurtosis from cumulants 2-4 (0 where k2 = 0).
+
+    Also 0 (the normal shape) where k2 is so small (below about 1.5e-154, an sd below 1e-77)
+    that its square underflows: the standardised cumulants are 0 / 0 there in float64 (a
+    nonparametric posterior whose every question is certain given the atoms had a k2 of
+    1e-322 and NaN interval ends).
 
     Parameters
     ----------
@@ -44,10 +53,12 @@ def shape(k2, k3, k4):
     >>> sd, g1, g2 = shape(4.0, 8.0, 24.0)   # a Gamma with shape 4
     >>> float(sd), float(g1), float(g2)
     (2.0, 1.0, 1.5)
+    >>> [float(x) for x in shape(1e-322, -0.0, 0.0)[1:]]   # k2 ** 1.5 underflows: not 0 / 0
+    [0.0, 0.0]
     """
     k2 = np.asarray(k2, dtype=float)
     sd = np.sqrt(np.maximum(k2, 0.0))
-    pos = k2 > 0
+    pos = k2 > _SMALLEST_K2
     safe = np.where(pos, k2, 1.0)
     g1 = np.where(pos, np.asarray(k3) / (safe * np.sqrt(safe)), 0.0)
     g2 = np.where(pos, np.asarray(k4) / (safe * safe), 0.0)
