@@ -11,6 +11,10 @@ Run: .venv/bin/python benchmarks/bench_coverage.py --label after [--runs 5] [--f
 turn with the import floor; table appended to ``benchmarks/results/coverage.md``; target
 <= 60 s each, issue 33). ``--inprocess [--shared]``: the older in-process table (floor = the
 replicate draws alone, loop = the table functions one replicate at a time).
+``--trees BEFORE AFTER [--runs 3] [--out DIR]``: the same command from two source trees (e.g.
+``git archive`` exports; ``PYTHONPATH`` picks the package), alternating before / after, median
+CPU (user + system) and wall seconds per file; each run's CSV is kept in ``DIR`` to compare
+the tables.
 """
 
 from __future__ import annotations
@@ -90,6 +94,43 @@ FILES = {  # the shared files the issue timed, and the bundled extract
 }  # fmt: skip
 
 
+def main_trees(before, after, runs, files, out):
+    """``bayesnoise coverage FILE`` (defaults) from two source trees, alternating."""
+    import os
+    import statistics
+    import subprocess
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    code = "import sys; from bayesnoise.cli import main; sys.exit(main())"
+    print("| file | before CPU s (wall s) | after CPU s (wall s) | CPU ratio |")
+    print("|---|---|---|---|")
+    for name, path in FILES.items():
+        if not path.exists() or (files and not any(f in name for f in files)):
+            continue
+        got = {"before": [], "after": []}
+        for i in range(runs):
+            for label, tree in (("before", before), ("after", after)):
+                csv = out / f"{path.stem}.{label}.{i}.csv"
+                cmd = [sys.executable, "-c", code, "coverage", str(path), "--no-progress"]
+                cmd += ["--format", "csv", "-o", str(csv)]
+                tree = Path(tree).resolve()
+                env = dict(os.environ, PYTHONPATH=str(tree))
+                t0 = time.perf_counter()  # run in the tree: ``python -c`` puts the cwd first
+                proc = subprocess.Popen(cmd, env=env, cwd=tree, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)  # fmt: skip
+                _, status, usage = os.wait4(proc.pid, 0)
+                if status:
+                    raise RuntimeError(f"exit status {status >> 8}: {label} {name}")
+                cpu = usage.ru_utime + usage.ru_stime
+                got[label].append((cpu, time.perf_counter() - t0))
+                print(f"  {name} {label} run {i + 1}: {cpu:.1f} s CPU", file=sys.stderr)
+        med = {k: [statistics.median(x[j] for x in v) for j in (0, 1)] for k, v in got.items()}
+        ratio = med["after"][0] / med["before"][0]
+        print(f"| {name} | {med['before'][0]:.1f} ({med['before'][1]:.1f}) | "
+              f"{med['after'][0]:.1f} ({med['after'][1]:.1f}) | {ratio:.2f} |", flush=True)  # fmt: skip
+
+
 def main():
     """Whole ``bayesnoise coverage FILE`` runs (default options) vs the import floor."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -99,9 +140,13 @@ def main():
     p.set_defaults(runs=1)
     p.add_argument("--inprocess", action="store_true", help="the in-process floor/loop table")
     p.add_argument("--files", nargs="+", help="substrings of the case names to run (default all)")
+    p.add_argument("--trees", nargs=2, metavar=("BEFORE", "AFTER"), help="two source trees")
+    p.add_argument("--out", default="coverage-trees", help="--trees: folder for the CSVs")
     args = p.parse_args()
     if args.inprocess:
         return main_inprocess()
+    if args.trees:
+        return main_trees(*args.trees, args.runs, args.files, args.out)
     rows = []
     for name, path in FILES.items():
         if not path.exists() or (args.files and not any(f in name for f in args.files)):

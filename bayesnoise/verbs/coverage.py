@@ -40,7 +40,7 @@ def coverage(
         sqrt(0.95 * 0.05 / n_resamples) (0.031 at 50), less where many models or pairs are
         pooled; each row prints its own (``coverage_mcse``). Four times as many halve it and
         take four times as long (at 50: 4 s of CPU on HumanEval+, 49 models x 164
-        questions, K = 1; 35 s on MBPP, 35 x 500, K <= 15; 141 s on MATH500, 48 x 500,
+        questions, K = 1; 18 s on MBPP, 35 x 500, K <= 15; 50 s on MATH500, 48 x 500,
         K = 1,100).
     rng : int or numpy.random.Generator, default 0
         Seed (or generator) of the simulation.
