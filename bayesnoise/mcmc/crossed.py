@@ -302,14 +302,15 @@ def sample_crossed(
         )
     seconds = time.perf_counter() - start
     n_questions = np.shape(count)[1] if question_sums else None
-    return summarise_crossed(tree, seed, n_questions, seconds, sampler)
+    return summarise_crossed(tree, seed + 1, n_questions, seconds, sampler)
 
 
-def summarise_crossed(tree, seed: int, n_questions, seconds: float, sampler: str) -> dict:
+def summarise_crossed(tree, rng, n_questions, seconds: float, sampler: str) -> dict:
     """The derived accuracies, scales and convergence report of a crossed-model fit.
 
-    ``tree``: the sampler's result (posterior and sample_stats groups); ``n_questions``: the
-    number of questions when the model was written with ``question_sums`` (else None).
+    ``tree``: the sampler's result (posterior and sample_stats groups); ``rng``: seed or
+    generator of the means drawn back (:func:`absorbed_means`); ``n_questions``: the number of
+    questions when the model was written with ``question_sums`` (else None).
     """
     import xarray as xr
 
@@ -328,7 +329,7 @@ def summarise_crossed(tree, seed: int, n_questions, seconds: float, sampler: str
         sigmas,
         arr("v", "template"),
         arr("x", "model", "template"),
-        rng=np.random.default_rng(seed + 1),
+        rng=np.random.default_rng(rng),
         n_questions=n_questions,
     )
     shape = (post.sizes["chain"], post.sizes["draw"])
