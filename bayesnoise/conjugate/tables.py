@@ -27,8 +27,11 @@ from .posterior import population_variances
 from .ubar_prior import ubar_posterior
 
 __all__ = [
+    "posterior_pairs_given",
     "posterior_pairs_table",
+    "posterior_rows",
     "posterior_table",
+    "posterior_table_with_fits",
 ]
 
 POSTERIOR_COLUMNS = [
@@ -167,10 +170,10 @@ def posterior_table(
         kw["ubar_prior"] = ubar_prior
         return posterior_table_chunked(ds, confidence_level=confidence_level, **kw)
     level = check_confidence_level(confidence_level)
-    return _posterior_table(ds, level, kappa, rng, progress, ubar_prior)[0]
+    return posterior_table_with_fits(ds, level, kappa, rng, progress, ubar_prior)[0]
 
 
-def _posterior_table(ds, confidence_level, kappa, rng, progress, ubar_prior):
+def posterior_table_with_fits(ds, confidence_level, kappa, rng, progress, ubar_prior):
     """:func:`posterior_table` of an in-memory dataset, with the fit and the ubar posterior it
     used (``(df, fit, post)``: the coverage check hands them on to its pair step)."""
     level = confidence_level
@@ -456,7 +459,7 @@ def _pairs_from_posteriors(c, k, names, fit, post, confidence_level, seed_pop, b
     return df
 
 
-def _posterior_pairs_given(ds, fit, post, confidence_level, rng):
+def posterior_pairs_given(ds, fit, post, confidence_level, rng):
     """:func:`posterior_pairs_table` of a complete in-memory dataset whose models' fit and
     ubar posterior are given (the same seed gives the same population columns; ``dbar``
     comes from the given posterior's draws)."""
@@ -465,7 +468,7 @@ def _posterior_pairs_given(ds, fit, post, confidence_level, rng):
     return _pairs_from_posteriors(c, k, ds["model"].values, fit, post, confidence_level, seed_pop)
 
 
-def _posterior_rows(fit, post, rows):
+def posterior_rows(fit, post, rows):
     """The fit (:class:`EmpiricalBayesFit`) and ubar posterior (dict) of the models ``rows``."""
     from .ubar_prior import _fit_rows
 

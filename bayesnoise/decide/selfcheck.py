@@ -292,7 +292,7 @@ def _pair_group(cs, k, confidence_level, rng, fitted):
 
 def _simulate(u, k, names, sel, n_resamples, confidence_level, rng, bar, label):
     """Interval ends and truths of every replicate from the atoms ``u`` (M, N)."""
-    from bayesnoise.conjugate.tables import _posterior_rows
+    from bayesnoise.conjugate.tables import posterior_rows
 
     m, n = u.shape
     pop_mean = u.mean(axis=1)
@@ -319,7 +319,7 @@ def _simulate(u, k, names, sel, n_resamples, confidence_level, rng, bar, label):
         for i in range(0, b if sel.size >= 2 else 0, group):
             j = min(b, i + group)
             rows = (np.arange(i, j)[:, None] * m + sel).ravel()  # in the model block's order
-            fitted = _posterior_rows(fit, post, rows)
+            fitted = posterior_rows(fit, post, rows)
             got = _pair_group(cs[i:j][:, sel], k[sel], confidence_level, int(seeds[i]), fitted)
             for name, (low, high) in got.items():
                 ends[name][0].append(low)

@@ -78,10 +78,10 @@ def _compare_models(ds, confidence_level, rng):
     and ubar posterior it used: ``(df, fit, post)`` (the coverage check's per-model step, which
     hands them on to its pair step)."""
     from bayesnoise import frequentist
-    from bayesnoise.conjugate.tables import _posterior_table
+    from bayesnoise.conjugate.tables import posterior_table_with_fits
 
     freq = frequentist.model_noise(ds, confidence_level=confidence_level)
-    bayes, fit, post = _posterior_table(ds, confidence_level, None, rng, False, "auto")
+    bayes, fit, post = posterior_table_with_fits(ds, confidence_level, None, rng, False, "auto")
     return _models_frame(freq, bayes), fit, post
 
 
@@ -180,9 +180,9 @@ def _compare_pairs_given(ds, fit, post, confidence_level, rng):
     """:func:`compare_pairs` of a complete in-memory dataset whose models' fit and ubar
     posterior are given (:func:`_compare_models` returned them for these counts): the
     coverage check's pair step, which does not refit the models of its per-model step."""
-    from bayesnoise.conjugate.tables import _posterior_pairs_given
+    from bayesnoise.conjugate.tables import posterior_pairs_given
 
-    bayes = _posterior_pairs_given(ds, fit, post, confidence_level, rng)
+    bayes = posterior_pairs_given(ds, fit, post, confidence_level, rng)
     return _pairs_frame(ds, bayes, confidence_level, None, False)
 
 
