@@ -18,7 +18,18 @@ derived quantities), not a misspecification. Truths by Gauss-Hermite quadrature:
 The frequentist intervals of ``bn.noises`` (Satterthwaite t; unbiased moments) are computed on
 the same replicates, side by side. Coverage Monte Carlo SE sqrt(p (1 - p) / R).
 
-Run: ``python -m studies.noises_mcmc_coverage --reps 100 --out benchmarks/results/noises_mcmc_coverage``.
+Runs behind ``benchmarks/results/noises_mcmc_coverage.md`` (each writes ``OUT.csv``; the
+table pools the runs of a cell by replicates)::
+
+    python -m studies.noises_mcmc_coverage --reps 200 --first-seed 3100 --cells 100x5x1
+    python -m studies.noises_mcmc_coverage --reps 200 --first-seed 3100 --cells 100x5x1 --no-mcmc
+    python -m studies.noises_mcmc_coverage --reps 200 --first-seed 3101 --cells 100x5x5,100x10x1
+    python -m studies.noises_mcmc_coverage --reps 100 --first-seed 3103 --cells 100x10x5,100x3x1
+    python -m studies.noises_mcmc_coverage --reps 2000 --first-seed 5100 --no-mcmc --cells 100x5x1,100x5x5,100x10x1
+
+(add ``--out PATH``; the CSVs concatenated are ``noises_mcmc_coverage_runs.csv`` and
+``noises_mcmc_coverage_freq2000.csv``, and ``python -m studies.noises_mcmc_coverage_table``
+writes the table). 200 replicates of a T = 5 cell take 20-45 min on 2 cores.
 """
 
 from __future__ import annotations
