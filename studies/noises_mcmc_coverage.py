@@ -26,6 +26,7 @@ table pools the runs of a cell by replicates)::
     python -m studies.noises_mcmc_coverage --reps 200 --first-seed 3101 --cells 100x5x5,100x10x1
     python -m studies.noises_mcmc_coverage --reps 100 --first-seed 3103 --cells 100x10x5,100x3x1
     python -m studies.noises_mcmc_coverage --reps 100 --first-seed 3105 --cells 500x5x1
+    python -m studies.noises_mcmc_coverage --reps 100 --first-seed 3204 --cells 100x3x1
     python -m studies.noises_mcmc_coverage --reps 2000 --first-seed 5100 --no-mcmc --cells 100x5x1,100x5x5,100x10x1
 
 (add ``--out PATH``; the CSVs concatenated are ``noises_mcmc_coverage_runs.csv`` and
