@@ -6,26 +6,14 @@ from __future__ import annotations
 from bayesnoise.data import MODEL, DataError, attr
 
 from ._factor_tables import BAYES_REFUSAL, _accuracy, _split, crossed_cells, pair_fit
-from ._inputs import dataset, source_name
+from ._inputs import dataset, gate_model, source_name
 from ._result import to_result
 
 
 def _model_cells(ds, model, role, factors):
-    """(model, factor, (correct, samples, sum_sq) as xarray over (question, level))."""
-    models = [str(m) for m in ds[MODEL].values]
-    if model is None:
-        if len(models) != 1:
-            flag = "--baseline" if role == "baseline" else "--candidate"
-            raise DataError(
-                f"{attr(ds, 'source')}: holds {len(models)} models ({', '.join(models[:8])}); "
-                f"name the {role} with {role}= (CLI: {flag} MODEL)"
-            )
-        model = models[0]
-    if str(model) not in models:
-        raise DataError(
-            f"{attr(ds, 'source')}: no {role} model {model!r}; models are {', '.join(models[:20])}"
-        )
-    return str(model), ds.sel({MODEL: [str(model)]})
+    """(model, the dataset of that model alone); the only model when ``model`` is None."""
+    model = gate_model(ds, model, role)
+    return model, ds.sel({MODEL: [model]})
 
 
 def check_crossed(pairs, baseline, candidate, margin, alpha, method, progress, read):

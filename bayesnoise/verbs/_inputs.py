@@ -369,3 +369,21 @@ def document_figures(figures, verbs) -> None:
             fig.__doc__ = f"{head.rstrip()}\n\n{sections}\n{examples}{tail}\n"
         else:
             fig.__doc__ = f"{doc}\n\n{sections}\n"
+
+
+def gate_model(ds, model, role: str) -> str:
+    """The ``role`` ("baseline" or "candidate") model of ``check``: ``model`` when ``ds`` has
+    it, the only model when ``model`` is None; else a DataError saying what to pass."""
+    models = [str(m) for m in ds[MODEL].values]
+    source = attr(ds, "source")
+    if model is None:
+        if len(models) != 1:
+            flag = "--baseline" if role == "baseline" else "--candidate"
+            raise DataError(
+                f"{source}: holds {len(models)} models ({', '.join(models[:8])}); name the "
+                f"{role} with {role}= (CLI: {flag} MODEL)"
+            )
+        return models[0]
+    if str(model) not in models:
+        raise DataError(f"{source}: no {role} model {model!r}; models are {', '.join(models[:20])}")
+    return str(model)

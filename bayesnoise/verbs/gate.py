@@ -19,6 +19,7 @@ from ._inputs import (
     check_value,
     dataset,
     fill_docs,
+    gate_model,
     source_name,
 )
 from ._result import to_result
@@ -87,18 +88,7 @@ def _benchmark_names(source, read) -> list:
 
 def _model_scores(ds, model, role):
     """(model, question ids, scores) where ``model`` answered; the only model when None."""
-    models = [str(m) for m in ds[MODEL].values]
-    source = attr(ds, "source")
-    if model is None:
-        if len(models) != 1:
-            flag = "--baseline" if role == "baseline" else "--candidate"
-            raise DataError(
-                f"{source}: holds {len(models)} models ({', '.join(models[:8])}); name the "
-                f"{role} with {role}= (CLI: {flag} MODEL)"
-            )
-        model = models[0]
-    if str(model) not in models:
-        raise DataError(f"{source}: no {role} model {model!r}; models are {', '.join(models[:20])}")
+    model = gate_model(ds, model, role)
     cell = ds.sel({MODEL: str(model)})
     answered = cell["samples"].values > 0
     scores = cell["correct"].values[answered] / cell["samples"].values[answered]
