@@ -6,9 +6,9 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from bayesnoise.data import MODEL, DataError
+from bayesnoise.data import MODEL
 
-from ._inputs import dataset
+from ._inputs import dataset, report_items
 
 NOTE = (
     "The per-question sections (noise, pairs, ranks, benchmark quality) are left out: they "
@@ -45,13 +45,7 @@ def factor_report(data, *, output, title, confidence_level, factors, progress, r
 
     from .factors import noises, template_accuracies
 
-    output = Path(output)
-    if output.suffix.lower() not in (".html", ".htm"):
-        raise DataError(f"{output}: the report file must end in .html")
-    if isinstance(data, dict):
-        items = list(data.items())
-    else:
-        items = [(None, d) for d in (data if isinstance(data, list | tuple) else [data])]
+    output, items = report_items(data, output)
     sections, index = [], []
     for name, item in items:
         ds = dataset(item, progress=progress, factors_ok=True, factors=factors, **read)

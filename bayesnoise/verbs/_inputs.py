@@ -387,3 +387,14 @@ def gate_model(ds, model, role: str) -> str:
     if str(model) not in models:
         raise DataError(f"{source}: no {role} model {model!r}; models are {', '.join(models[:20])}")
     return str(model)
+
+
+def report_items(data, output) -> tuple[Path, list]:
+    """``report``'s output path (checked: .html) and its inputs as (name or None, input)
+    pairs: a dict's items, a list's or one input's entries unnamed."""
+    output = Path(output)
+    if output.suffix.lower() not in (".html", ".htm"):
+        raise DataError(f"{output}: the report file must end in .html")
+    if isinstance(data, dict):
+        return output, list(data.items())
+    return output, [(None, d) for d in (data if isinstance(data, list | tuple) else [data])]

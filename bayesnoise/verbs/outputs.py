@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bayesnoise.data import DataError
 
-from ._inputs import as_seed, dataset, fill_docs, interval_level
+from ._inputs import as_seed, dataset, fill_docs, interval_level, report_items
 from ._result import to_result
 
 __all__ = ["columns", "reference", "report"]
@@ -97,13 +97,7 @@ def report(
             progress=progress,
             read=read,
         )
-    output = Path(output)
-    if output.suffix.lower() not in (".html", ".htm"):
-        raise DataError(f"{output}: the report file must end in .html")
-    if isinstance(data, dict):
-        items = list(data.items())
-    else:
-        items = [(None, d) for d in (data if isinstance(data, list | tuple) else [data])]
+    output, items = report_items(data, output)
     inputs = {}
     for name, item in items:
         ds = dataset(item, progress=progress, **read)
@@ -182,7 +176,6 @@ def columns(*, command=None):
     import numpy as np
     import xarray as xr
 
-    from bayesnoise.data import DataError
     from bayesnoise.vocabulary import command_rows
 
     try:
