@@ -28,7 +28,13 @@ from ._inspect_files import (
     is_log_file,
     log_files,
     read_log,
-    sample_metadata,
+)
+from ._inspect_levels import (
+    full_metadata,
+    record_levels,
+    record_place,
+    variant,
+    variant_hint,
 )
 from ._inspect_util import (
     build_dataset,
@@ -64,10 +70,6 @@ def is_inspect_log(path: Path) -> bool:
     return is_log_file(path)
 
 
-def _place(log: RawLog, rec: dict) -> str:
-    return f"{log.path.name}: id {_fmt(rec['id'])}, epoch {rec['epoch']}"
-
-
 def _scorer_names(logs: list[RawLog]) -> list[str]:
     names: dict[str, None] = {}
     for log in logs:
@@ -88,7 +90,7 @@ def _check_keys(logs: list[RawLog], scorer: str, score_key: str | None, where: s
             if isinstance(value, dict):
                 keys.update(dict.fromkeys(value))
             elif value is not None and scalar is None:
-                scalar = _place(log, rec)
+                scalar = record_place(log, rec)
     if keys and score_key is None:
         raise DataError(
             f"{where}: scorer {scorer!r} gives several values per sample ({', '.join(keys)}); "
@@ -117,19 +119,21 @@ def _value(log: RawLog, rec: dict, scorer: str, score_key: str | None):
     value = score.get("value")
     if isinstance(value, dict):
         if score_key not in value:
-            raise DataError(f"{_place(log, rec)}: scorer {scorer!r} has no key {score_key!r} here")
+            raise DataError(
+                f"{record_place(log, rec)}: scorer {scorer!r} has no key {score_key!r} here"
+            )
         value = value[score_key]
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None, "unscored (NaN)"
     number = score_value(value)
     if number is None:
         raise DataError(
-            f"{_place(log, rec)}: score {value!r} of {scorer!r} is not a value Inspect converts "
+            f"{record_place(log, rec)}: score {value!r} of {scorer!r} is not a value Inspect converts "
             "to a number (C/I/P/N, yes/no, true/false, a number); nothing is imputed"
         )
     if not 0 <= number <= 1:
         raise DataError(
-            f"{_place(log, rec)}: score {_fmt(number)} of {scorer!r} is outside [0, 1]; "
+            f"{record_place(log, rec)}: score {_fmt(number)} of {scorer!r} is outside [0, 1]; "
             "scores are not clipped"
         )
     return number, None
@@ -223,75 +227,12 @@ def _ended_early(logs: list[RawLog]) -> str:
     )
 
 
-def _variant(log: RawLog, factors: Sequence[str]) -> tuple[str, ...]:
-    """The log's level of each factor found in its task arguments ("" = per sample)."""
-    return tuple(str(log.task_args[f]) if f in log.task_args else "" for f in factors)
-
-
-#: What inspect-ai writes in a summary's metadata for a value above 1k characters.
-_REMOVED = "Key removed from summary (> 1k)"
-
-
-def _meta(rec: dict) -> dict:
-    return rec.get("metadata") if isinstance(rec.get("metadata"), dict) else {}
-
-
-def _cut(meta: dict, factor: str) -> bool:
-    """Whether a summary may hold less than the sample's value of ``factor``: absent (no
-    metadata in summaries before inspect-ai ~0.3.7x), removed (> 1k), or ending in "..."
-    (strings cut to 1,024 characters, or to "..." alone for one long word)."""
-    value = meta.get(factor)
-    return value is None or value == _REMOVED or (isinstance(value, str) and value.endswith("..."))
-
-
-def _full_metadata(log: RawLog, factors: Sequence[str]) -> dict[tuple[str, int], dict]:
-    """The samples' own metadata where a ``.eval`` log's summaries may not hold a factor's
-    full value (read from the log's sample files; empty for ``.json`` logs)."""
-    wanted = [f for f in factors if f not in log.task_args]
-    if not log.summaries or not wanted:
-        return {}
-    keys = [
-        (rec["id"], rec["epoch"]) for rec in log.records if any(_cut(_meta(rec), f) for f in wanted)
-    ]
-    return sample_metadata(log.path, keys) if keys else {}
-
-
-def _level(value) -> str:
-    """A metadata value as a level: text with its whitespace collapsed, as inspect-ai's
-    summaries write it, so that .eval and .json logs of one run give the same levels."""
-    return " ".join(str(value).split())
-
-
-def _record_levels(
-    log: RawLog, rec: dict, factors: Sequence[str], full: dict | None = None
-) -> tuple[str, ...]:
-    """Each factor's level for one record: the log's task argument, else the sample's
-    metadata (``full``: from the sample files, where the summary may be cut); neither is a
-    DataError naming both places."""
-    out = []
-    meta = _meta(rec)
-    own = (full or {}).get((str(rec["id"]), int(rec["epoch"])))
-    for f in factors:
-        value = own.get(f) if own is not None and own.get(f) is not None else meta.get(f)
-        if f in log.task_args:
-            out.append(str(log.task_args[f]))
-        elif value is not None:
-            out.append(_level(value))
-        else:
-            raise DataError(
-                f"{_place(log, rec)}: factor {f!r} is neither a task argument of the log "
-                f"(eval.task_args: {sorted(log.task_args) or 'none'}) nor in the sample's "
-                f"metadata ({sorted(meta) or 'none'})"
-            )
-    return tuple(out)
-
-
 def _merge_groups(
     logs: list[RawLog], duplicates: str, where: str, factors: Sequence[str] = ()
 ) -> dict[str, list[RawLog]]:
     groups: dict[str, list[RawLog]] = {}
     for log in logs:  # logs of one model under different prompt variants are not duplicates
-        groups.setdefault((log.model, *_variant(log, factors)), []).append(log)
+        groups.setdefault((log.model, *variant(log, factors)), []).append(log)
     for (model, *_), group in groups.items():
         if len(group) > 1 and duplicates == "error":
             files = " and ".join(str(g.path) for g in group[:2])
@@ -299,26 +240,12 @@ def _merge_groups(
             raise DataError(
                 f"{where}: two logs for model {model!r} on task {group[0].task!r}: "
                 f"{files}{extra} (a retry or an eval set?)"
-                + _variant_hint(group)
+                + variant_hint(group)
                 + ". Keep one, or pass duplicates='merge' (CLI: --merge-duplicates) to use "
                 "their epochs as more samples"
             )
         group.sort(key=lambda g: (g.created, str(g.path)))
     return groups
-
-
-def _variant_hint(group: list[RawLog]) -> str:
-    """When the logs differ by a task argument (a prompt variant): name it as a factor."""
-    names = sorted({k for g in group for k in g.task_args})
-    differ = [k for k in names if len({str(g.task_args.get(k)) for g in group}) > 1]
-    if not differ:
-        return ""
-    levels = sorted({str(g.task_args.get(differ[0])) for g in group})
-    return (
-        f"; they differ in the task argument {differ[0]!r} ({', '.join(levels)}): if that is "
-        f"a prompt variant, name it as a factor (factors=[{differ[0]!r}], CLI: --factor "
-        f"{differ[0]}; `bayesnoise noises` measures its noise)"
-    )
 
 
 def inspect_samples(
@@ -390,21 +317,21 @@ def inspect_samples(
         for log in group:
             seen: dict[tuple[str, int], object] = {}
             scored, left = 0, len(left_out)
-            full = _full_metadata(log, factors)
+            full = full_metadata(log, factors)
             for rec in log.records:
                 key = (str(rec["id"]), int(rec["epoch"]))
                 if key in seen:
                     raise DataError(
-                        f"{_place(log, rec)}: sample ids {seen[key]!r} and {rec['id']!r} are "
+                        f"{record_place(log, rec)}: sample ids {seen[key]!r} and {rec['id']!r} are "
                         "the same question as text; give the samples distinct ids"
                     )
                 seen[key] = rec["id"]
                 number, reason = _value(log, rec, chosen, score_key)
                 if reason is not None:
-                    left_out.append(f"{_place(log, rec)} {reason}")
+                    left_out.append(f"{record_place(log, rec)} {reason}")
                     continue
                 scored += 1
-                levels = _record_levels(log, rec, factors, full)
+                levels = record_levels(log, rec, factors, full)
                 rows.append(
                     (log.model, key[0], offset + key[1], number, str(log.path), *key, *levels)
                 )
