@@ -1,9 +1,15 @@
 """Shared fixtures: the third-party reference data beside the checkout, skipped when absent."""
 
 import os
+import time
 from pathlib import Path
 
 import pytest
+
+try:  # getrusage is POSIX; elsewhere only this process's CPU time is counted
+    import resource
+except ImportError:  # pragma: no cover
+    resource = None
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("BAYESNOISE_SHARED_DATA", REPO.parent / "shared" / "data"))
@@ -36,20 +42,35 @@ def bundled_data() -> Path:
     return BUNDLED
 
 
-# The CI budget (issue 33): README's test command runs the whole default suite on 2 cores in a
-# few minutes only if no single test is a simulation study. When the default selection runs
-# (``pytest`` with no paths, no -k, no -m, nothing deselected), the session fails if a test's
-# call took longer than BAYESNOISE_SLOWEST_TEST_S seconds (default 10; raise it on a loaded
-# machine, "inf" switches the check off). Long studies belong in benchmarks/ or studies/.
-SLOWEST_TEST_ENV = "BAYESNOISE_SLOWEST_TEST_S"
+# The CI budget (issues 33 and 37): README's test command runs the whole default suite on 2 cores in a
+# few minutes only if no single test is a simulation study. Wall time depends on the machine's load
+# (at load 4-6 on 2 cores a 5 s test takes 12-25 s), so it is only reported: tests whose call took
+# more than SLOW_WALL_S seconds of wall time are listed at the end, never failed. What fails the
+# whole default suite (``pytest`` with no paths, no -k, no -m, nothing deselected) is CPU time: a
+# test's call that used more than BAYESNOISE_TEST_CPU_LIMIT_S seconds of CPU (this process, all its
+# threads, plus its reaped child processes). CPU time does not grow with the load. The default,
+# 30 s, is twice the 15 s under which every test of the suite stays here (slowest measured:
+# benchmarks/results/ci_speed.md), so a machine twice as slow per core still passes; "inf" turns
+# the check off. Long studies belong in benchmarks/ or studies/.
+CPU_LIMIT_ENV = "BAYESNOISE_TEST_CPU_LIMIT_S"
+RETIRED_WALL_ENV = "BAYESNOISE_SLOWEST_TEST_S"  # the wall-time limit of issue 33, retired
+SLOW_WALL_S = 10.0
 
 
-def _slowest_limit() -> float:
-    raw = os.environ.get(SLOWEST_TEST_ENV, "10")
+def _cpu_limit() -> float:
+    raw = os.environ.get(CPU_LIMIT_ENV, "30")
     try:
         return float(raw)
     except ValueError:
-        raise pytest.UsageError(f"{SLOWEST_TEST_ENV}={raw!r}: give a number of seconds") from None
+        raise pytest.UsageError(f"{CPU_LIMIT_ENV}={raw!r}: give a number of CPU seconds") from None
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process (every thread) and of its children that have been waited for."""
+    if resource is None:  # pragma: no cover
+        return time.process_time()
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + kids.ru_utime + kids.ru_stime
 
 
 def _whole_default_suite(config) -> bool:
@@ -66,42 +87,70 @@ def _whole_default_suite(config) -> bool:
     return given == {(root / p).resolve() for p in config.getini("testpaths")}
 
 
-class _SlowestTestGuard:
+class _TestTimeGuard:
     """Registered as a plugin so that it sees every test, the doctests of bayesnoise/ too (hooks
     of a conftest.py only see the items under its folder)."""
 
     def __init__(self):
-        self.call_seconds: dict[str, float] = {}
+        self.wall: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item):
+        before = _cpu_seconds()
+        try:
+            return (yield)
+        finally:
+            self.cpu[item.nodeid] = _cpu_seconds() - before
 
     def pytest_runtest_logreport(self, report):
         if report.when == "call":
-            self.call_seconds[report.nodeid] = report.duration
+            self.wall[report.nodeid] = report.duration
 
-    def offenders(self, config):
-        limit = _slowest_limit()
+    def over_cpu(self, config):
+        limit = _cpu_limit()
         if not _whole_default_suite(config):
             return limit, []
-        slow = sorted(((s, n) for n, s in self.call_seconds.items() if s > limit), reverse=True)
-        return limit, slow
+        return limit, sorted(((s, n) for n, s in self.cpu.items() if s > limit), reverse=True)
 
     def pytest_sessionfinish(self, session, exitstatus):
-        _, slow = self.offenders(session.config)
-        if slow and exitstatus == pytest.ExitCode.OK:
+        _, heavy = self.over_cpu(session.config)
+        if heavy and exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config):
-        limit, slow = self.offenders(config)
+        slow = sorted(((s, n) for n, s in self.wall.items() if s > SLOW_WALL_S), reverse=True)
         if slow:
-            title = f"tests slower than {limit:g} s ({SLOWEST_TEST_ENV})"
-            terminalreporter.section(title, red=True)
+            terminalreporter.section(
+                f"tests slower than {SLOW_WALL_S:g} s of wall time (report only)"
+            )
             for seconds, nodeid in slow:
-                terminalreporter.line(f"{seconds:8.2f}s {nodeid}")
+                terminalreporter.line(
+                    f"{seconds:8.2f}s wall {self.cpu.get(nodeid, float('nan')):8.2f}s CPU {nodeid}"
+                )
+        if self.cpu:
+            top = max(self.cpu, key=self.cpu.get)
             terminalreporter.line(
-                f"the default suite fails when a test takes more than {limit:g} s: shrink it (or "
-                f"move the study to benchmarks/); on a loaded machine set {SLOWEST_TEST_ENV}"
+                f"CPU time of the test calls: {sum(self.cpu.values()):.0f} s over {len(self.cpu)} "
+                f"tests, the most {self.cpu[top]:.1f} s ({top}); limit {_cpu_limit():g} s "
+                f"({CPU_LIMIT_ENV})"
+            )
+        if os.environ.get(RETIRED_WALL_ENV):
+            terminalreporter.line(
+                f"{RETIRED_WALL_ENV} is retired: wall time no longer fails the suite; "
+                f"the limit is on CPU time, {CPU_LIMIT_ENV}"
+            )
+        limit, heavy = self.over_cpu(config)
+        if heavy:
+            terminalreporter.section(f"tests over {limit:g} s of CPU ({CPU_LIMIT_ENV})", red=True)
+            for seconds, nodeid in heavy:
+                terminalreporter.line(f"{seconds:8.2f}s CPU {nodeid}")
+            terminalreporter.line(
+                f"the default suite fails when a test uses more than {limit:g} s of CPU: shrink it "
+                f"(or move the study to benchmarks/ or studies/)"
             )
 
 
 def pytest_configure(config):
-    _slowest_limit()  # a bad value is a usage error before any test runs
-    config.pluginmanager.register(_SlowestTestGuard(), "bayesnoise-slowest-test-guard")
+    _cpu_limit()  # a bad value is a usage error before any test runs
+    config.pluginmanager.register(_TestTimeGuard(), "bayesnoise-test-time-guard")
