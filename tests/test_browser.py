@@ -84,7 +84,7 @@ class DevTools:
         message, self._buffer = self._buffer.split(b"\0", 1)
         return json.loads(message)
 
-    def send(self, method, session=None, timeout=60, **params):
+    def send(self, method, session=None, timeout=600, **params):
         self._id += 1
         message = {"id": self._id, "method": method, "params": params}
         if session:
@@ -98,7 +98,7 @@ class DevTools:
                 return reply["result"]
             self.events.append(reply)
 
-    def wait_for(self, method, timeout=60):
+    def wait_for(self, method, timeout=600):
         while not any(e.get("method") == method for e in self.events):
             self.events.append(self._read(timeout))
 

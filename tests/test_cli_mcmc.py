@@ -45,7 +45,7 @@ def _run(args, tmp_path, code=None, terminal=True):
         if code is None
         else [sys.executable, "-c", code]
     )
-    return subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=1800)
 
 
 @pytest.mark.mcmc

@@ -57,7 +57,7 @@ def _gates(path, baseline, candidate):
     out = {"python": stop.value.code}
     texts = {}
     for name, proc in procs.items():
-        texts[name], _ = proc.communicate(timeout=300)
+        texts[name], _ = proc.communicate(timeout=1800)
         out[name] = proc.returncode
     assert texts["shell"].strip() == printed.getvalue().strip()  # the same verdict line
     return out

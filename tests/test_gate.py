@@ -230,7 +230,7 @@ def test_exit_codes_as_a_subprocess(pilot):
         "none": _run(pilot["cand"], pilot["base"]),
         "margin": _run(pilot["both"], "--baseline", "base", "--candidate", "cand", "--margin", 2),
     }
-    out = {k: (p.wait(timeout=300), *p.communicate()) for k, p in procs.items()}
+    out = {k: (p.wait(timeout=1800), *p.communicate()) for k, p in procs.items()}
     assert out["regression"][0] == 1 and out["regression"][1].rstrip().endswith(": regression")
     assert out["none"][0] == 0 and "no regression" in out["none"][1]
     code, stdout, stderr = out["margin"]

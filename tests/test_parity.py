@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import inspect
 import re
-import time
 import warnings
 
 import numpy as np
@@ -291,10 +290,9 @@ def test_a_script_with_the_documented_names_runs_every_verb(tmp_path):
     )
     pending = set(verbs.__all__) - NOT_COMMANDS - {"plot", "report"} - set(runs)
     assert not pending, f"add a run of {sorted(pending)} in the one spelling"
-    start = time.perf_counter()
+    # no wall-clock limit here: the suite's CPU-time guard (tests/conftest.py) bounds every test
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, run in runs.items():
             table = bn.tidy(run())
             assert len(table) > 0, name
-    assert time.perf_counter() - start < 15  # typically ~4 s

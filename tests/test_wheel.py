@@ -26,7 +26,7 @@ TABLES = ("reference_benchmarks.csv", "reference_models.csv")
 
 
 def _run(args, **kwargs):
-    return subprocess.run(args, capture_output=True, text=True, timeout=600, **kwargs)
+    return subprocess.run(args, capture_output=True, text=True, timeout=1800, **kwargs)
 
 
 @pytest.fixture(scope="module")
