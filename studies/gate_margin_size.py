@@ -93,7 +93,7 @@ def betting_flags(d: np.ndarray, rng) -> np.ndarray:
 def cell(shape, n, k, delta, crit_cache) -> dict:
     mu, kappa = SHAPES[shape]
     u = shifted(population(np.random.default_rng(20370537), 20_000, mu=mu, kappa=kappa), delta)
-    seed = [n, k, int(round(-delta * 1000)), int(mu * 10)]
+    seed = [n, k, round(-delta * 1000), int(mu * 10)]
     reps = R_K1 if k == 1 else R_K5
     p = draw(np.random.default_rng(seed), u, reps, n, k)
     d = p[1] - p[0]
@@ -119,7 +119,7 @@ def cell(shape, n, k, delta, crit_cache) -> dict:
             tests.append(r["test"])
         flags = np.array(flags)
     reps = flags.size
-    bet = betting_flags(d[:R_BETTING], np.random.default_rng(seed + [1]))
+    bet = betting_flags(d[:R_BETTING], np.random.default_rng([*seed, 1]))
     out = {
         "shape": shape,
         "N": n,
