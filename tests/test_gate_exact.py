@@ -154,11 +154,15 @@ def test_file_order_does_not_change_the_answer(tmp_path):
         assert a.attrs[key] == b.attrs[key]
 
 
-def test_with_a_margin_the_betting_test_and_interval_agree():
+def test_with_a_margin_the_exact_test_and_interval_agree():
+    """Twelve losses out of twelve: the exact unconditional test's p is the largest P(12
+    losses) = q^12 on the null boundary, q <= (1 + 0.05) / 2 (brute force), and Tango's
+    interval lies below the margin with a nonzero width."""
     d = np.full(12, -1.0)
     r = paired_regression_test(d, margin=0.05)
-    assert r["test"] == "betting" and r["p_value_regression"] < ALPHA
-    assert r["change_high"] < -0.05 < r["change_high"] - r["change_low"] + 1  # nonzero width
+    assert r["test"] == "exact unconditional"
+    np.testing.assert_allclose(r["p_value_regression"], (1.05 / 2) ** 12, rtol=1e-9)
+    assert r["change_low"] < r["change_high"] < -0.05  # nonzero width, below the margin
 
 
 def test_size_at_n10_k1_null():

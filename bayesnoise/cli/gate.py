@@ -147,10 +147,13 @@ def register(sub) -> None:
         "--method",
         choices=("frequentist", "bayes"),
         default="frequentist",
-        help="frequentist (default): paired t test, or an exact test on few questions (named "
-        "in the verdict); bayes: the Dirichlet-process posterior",
+        help="frequentist (default): paired t test, or an exact test on few questions; with "
+        "--margin on 0/1 scores the exact unconditional test of paired proportions (named in "
+        "the verdict); bayes: the Dirichlet-process posterior",
     )
-    add_n_resamples(p, 4000, "posterior draws (bayes)", old=("--draws",))
+    add_n_resamples(
+        p, 4000, "posterior draws (bayes); bootstrap resamples (margin, K > 1)", old=("--draws",)
+    )
     add_rng(p, "bayes")
     g = p.add_argument_group("judge-graded scores (see bayesnoise judge)")
     g.add_argument(

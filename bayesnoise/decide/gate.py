@@ -17,16 +17,31 @@ questions) or fewer than ``SMALL_DISCORDANT`` = 30 questions differ. The rule: a
 test of n discordant questions among many is the normal approximation of a sign test, and its
 one-sided size at 0.05 is 0.055, 0.059, 0.058, 0.054 for n = 10, 15, 20, 25 and 0.049, 0.040
 at n = 30, 40 (binomial probabilities of the region t <= t_0.05); fewer than 30 questions in
-all means fewer than 30 that differ. The exact tests: with ``margin = 0`` the sign test
+all means fewer than 30 that differ. The exact tests: the sign test
 (``scipy.stats.binomtest`` on the discordant questions; K = 1) or the exact sign-flip test
 of ``sum d`` (K > 1), exact under "the two models are exchangeable on each question"
-(:mod:`bayesnoise.frequentist.exact_paired`); with a margin the betting test of a bounded
-mean (:mod:`bayesnoise.decide.sequential` at the last question, the questions in a seeded
-random order), valid for any differences in [-1, 1] at any N. The interval is then the
-betting interval at ``1 - 2 alpha`` (:func:`betting_interval`), never of zero width; with a
-margin its upper end is below ``-margin`` whenever the test rejects, with ``margin = 0`` the
-(more powerful) sign tests may reject while it still holds 0. When every difference is 0 the
-verdict says "no difference observed".
+(:mod:`bayesnoise.frequentist.exact_paired`), with the betting interval at ``1 - 2 alpha``
+(:func:`betting_interval`), never of zero width (the sign tests may reject while it still
+holds 0). When every difference is 0 the verdict says "no difference observed".
+
+With a margin (``margin != 0``) the null ``delta = -margin`` is not a symmetry, and the gate
+uses fixed-N tests made for it (:mod:`bayesnoise.frequentist.margin_tests`; none depends on
+``rng`` or on the order or ids of the questions):
+
+- 0/1 scores, one sample per question (``binary``; by default every difference is -1, 0 or
+  1): the *exact unconditional* test of paired proportions ordered by Tango's score (the
+  largest tail probability over the tie rate on the null boundary), up to ``EXACT_N`` = 1000
+  questions; beyond, *Tango's score* test (normal reference). The exact size of the score
+  test at the margin, the largest over the nuisance, is 0.053-0.089 at N = 30-1000 and
+  0.052-0.056 at N = 2000 (margins 0.01 and 0.05; studies/gate_margin_size.py), so the exact
+  test decides wherever it takes about a second. The interval is Tango's score interval.
+- Otherwise: the paired t test with the margin from ``T_MIN_N`` = 100 questions of which at
+  least 30 differ; fewer, the *studentized bootstrap* test (bootstrap-t, valid without
+  symmetry, its p-value's Monte Carlo SE printed and in ``mcse``) with its bootstrap-t
+  interval; every difference equal, Hoeffding's bound.
+
+Its upper end is below ``-margin`` when the test rejects, up to the score interval's
+approximation next to the exact test.
 
 ``method="bayes"``: the shape-free Dirichlet-process posterior of
 the population paired difference (:func:`bayesnoise.conjugate.paired_population_posterior`,
@@ -58,6 +73,7 @@ from .regression_tests import (
     bayes_regression_test,
     betting_interval,
     combine_tests,
+    margin_interval,
     paired_regression_test,
 )
 from .verdicts import _p_text
@@ -139,15 +155,22 @@ class GateResult:
     Attributes
     ----------
     statistic : float
-        The t statistic ``(change + margin) / se`` (freq) or the posterior mean of the
-        difference (bayes); of the combined test when there are several benchmarks.
+        The statistic of the test named in ``test`` (freq): the t statistic ``(change +
+        margin) / se`` (t, studentized bootstrap), Tango's score Z (exact unconditional, Tango
+        score), the PPI++ z, NaN for the sign, sign-flip and Hoeffding tests; the posterior
+        mean of the difference (bayes); of the combined test when there are several
+        benchmarks.
     pvalue : float
         One-sided p-value of "no regression" (frequentist), unadjusted; NaN under bayes,
         which has no p-value (see ``prob_no_regression``).
     prob_no_regression : float
         Posterior probability of no regression (bayes), unadjusted; NaN when frequentist.
     df : float
-        Degrees of freedom of the t reference (NaN for bayes).
+        Degrees of freedom of the t reference; inf for a normal reference (Tango score,
+        PPI++); NaN where the test has none (exact, bootstrap, Hoeffding) and for bayes.
+    mcse : float
+        Monte Carlo SE of ``pvalue`` (studentized bootstrap, Monte Carlo sign flips); 0 when
+        exact or asymptotic, NaN for bayes.
     alternative : str
         ``"less"``: the alternative is ``candidate - baseline < -margin``.
     difference : float
@@ -161,7 +184,8 @@ class GateResult:
         ``GATE_COLUMNS_BAYES``.
     test : str
         The test that decided the top row (frequentist): ``"t"``, ``"sign"``,
-        ``"sign-flip"``, ``"betting"`` (module docs), ``"none"``; ``"PPI++ paired z"`` on
+        ``"sign-flip"``, ``"exact unconditional"``, ``"Tango score"``, ``"studentized
+        bootstrap"``, ``"Hoeffding"`` (module docs), ``"none"``; ``"PPI++ paired z"`` on
         judge-graded scores (:mod:`bayesnoise.decide.judge_gate`); ``"posterior"`` for bayes.
     exit_status : int
         1 when a regression is shown, else 0 (the command line's exit status).
@@ -186,6 +210,8 @@ class GateResult:
     differences: np.ndarray | None = field(default=None, repr=False)
     rng: int = 0
     prob_no_regression: float = float("nan")
+    mcse: float = float("nan")
+    n_resamples: int = 9999
 
     @property
     def exit_status(self) -> int:
@@ -194,8 +220,9 @@ class GateResult:
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """Two-sided interval for candidate - baseline (the combined mean when several
         benchmarks); default level ``1 - 2 alpha``, whose upper end is the bound the gate
-        tests. Where an exact test decided: the betting interval (:func:`betting_interval`),
-        or NaN for a combined test."""
+        tests. Where a margin test decided, its interval (:func:`margin_interval`); where a
+        sign or sign-flip test did, the betting interval (:func:`betting_interval`); NaN for
+        a combined exact test."""
         level = 1.0 - 2.0 * self.alpha if confidence_level is None else confidence_level
         level = check_confidence_level(level)
         tail = (1.0 - level) / 2.0
@@ -206,6 +233,15 @@ class GateResult:
         if self.test not in ("t", "PPI++ paired z", "Satterthwaite t"):
             if self.differences is None:
                 return ConfidenceInterval(np.nan, np.nan)
+            if self.margin != 0.0 and self.test not in ("sign", "sign-flip"):
+                low, high = margin_interval(
+                    self.differences,
+                    self.test,
+                    alpha=tail,
+                    margin=self.margin,
+                    n_resamples=self.n_resamples,
+                )
+                return ConfidenceInterval(float(low), float(high))
             low, high = betting_interval(
                 self.differences, alpha=tail, null=-self.margin, rng=self.rng
             )
@@ -239,7 +275,7 @@ class GateResult:
             "test": self.test,
             "df": self.df,
             **(
-                {"p_value": self.pvalue}
+                {"p_value": self.pvalue, "mcse": self.mcse}
                 if self.method == "frequentist"
                 else {"prob_no_regression": self.prob_no_regression}
             ),
@@ -263,6 +299,7 @@ def gate(
     rng=0,
     baseline: str = "baseline",
     candidate: str = "candidate",
+    binary=None,
 ) -> GateResult:
     """Regression gate over one or several benchmarks (module docs).
 
@@ -287,6 +324,10 @@ def gate(
         Benchmark i uses the seed ``rng + i`` (a generator: one seed drawn from it).
     baseline, candidate : str
         Names used in the verdict and the JSON.
+    binary : bool or list of bool, optional
+        Per benchmark: the scores are 0/1 with one sample per question (K = 1), so a margin
+        is tested as a difference of paired proportions (module docs). Default: every
+        difference is -1, 0 or 1.
 
     Returns
     -------
@@ -320,11 +361,20 @@ def gate(
         raise ValueError(f"{len(arrays)} benchmarks but {len(names)} names")
     if isinstance(rng, np.random.Generator):
         rng = int(rng.integers(2**31))
+    if binary is None or isinstance(binary, bool):
+        binary = [binary] * len(arrays)
+    if len(binary) != len(arrays):
+        raise ValueError(f"{len(arrays)} benchmarks but {len(binary)} values of binary")
     rows = []
     for i, d in enumerate(arrays):
         if method == "frequentist":
             row = paired_regression_test(
-                d, margin=margin, alpha=alpha, n_resamples=n_resamples, rng=rng + i
+                d,
+                margin=margin,
+                alpha=alpha,
+                n_resamples=n_resamples,
+                rng=rng + i,
+                binary=binary[i],
             )
         else:
             row = bayes_regression_test(
@@ -360,6 +410,7 @@ def gate(
     result = _result(rows, names, accuracies, margin, alpha, method, baseline, candidate)
     if len(arrays) == 1:
         result.differences, result.rng = arrays[0], rng
+    result.n_resamples = int(n_resamples)
     return result
 
 
@@ -383,6 +434,8 @@ def _result(rows, names, accuracies, margin, alpha, method, baseline, candidate,
             test = row.get("test", "t")
             named = "" if test == "t" else f"{test.replace(' (Monte Carlo)', '')} test "
             evidence = f"{named}p = {_p_text(row[p_key])}"
+            if row.get("mcse", 0.0) > 0:  # a Monte Carlo p-value: its SE
+                evidence += f" (MCSE {row['mcse']:.3f})"
         else:
             evidence = f"P(no regression) = {_p_text(row[p_key])}"
         if len(rows) > 1:
@@ -415,7 +468,9 @@ def _result(rows, names, accuracies, margin, alpha, method, baseline, candidate,
             top["se_change"],
         )
         draws, test = None, str(top.get("test", "t"))
+        mcse = float(top.get("mcse", 0.0))
     else:
+        mcse = np.nan
         stat, pvalue, df, se = top["change_bayes"], np.nan, np.nan, np.nan
         draws, test = top["draws"], "posterior"
     return GateResult(
@@ -435,4 +490,5 @@ def _result(rows, names, accuracies, margin, alpha, method, baseline, candidate,
         test=test,
         draws=draws,
         prob_no_regression=float(top[p_key]) if method != "frequentist" else np.nan,
+        mcse=mcse,
     )

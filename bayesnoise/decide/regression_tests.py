@@ -1,8 +1,9 @@
 """The one-sided paired tests behind the regression gate (:mod:`bayesnoise.decide.gate`).
 
 :func:`paired_regression_test` (the paired t test, or an exact test where t is not trusted:
-the sign test, the exact sign-flip test, or the betting test with a margin; the module docs of
-:mod:`bayesnoise.decide.gate` give the rule), :func:`bayes_regression_test` (the
+the sign test or the exact sign-flip test; with a margin the fixed-N margin tests of
+:mod:`bayesnoise.frequentist.margin_tests`; the module docs of :mod:`bayesnoise.decide.gate`
+give the rule), :func:`bayes_regression_test` (the
 Dirichlet-process posterior of the population paired difference), :func:`combine_tests` (the
 meta-analysis test over several benchmarks) and :func:`betting_interval`.
 """
@@ -16,6 +17,7 @@ __all__ = [
     "bayes_regression_test",
     "betting_interval",
     "combine_tests",
+    "margin_interval",
     "paired_regression_test",
 ]
 
@@ -60,16 +62,73 @@ def betting_interval(d, *, alpha: float = 0.05, null: float = 0.0, rng=0) -> tup
     return (-1.0 if low < -edge else low), (1.0 if high > edge else high)
 
 
+def _is_binary(d) -> bool:
+    """Every difference is -1, 0 or 1 (0/1 scores, one sample per question)."""
+    return bool(np.all((d == -1.0) | (d == 0.0) | (d == 1.0)))
+
+
+def _hoeffding(d, margin, alpha) -> tuple[float, float, float]:
+    """Hoeffding's one-sided p-value of ``delta >= -margin`` for differences in [-1, 1] and
+    the two-sided ``1 - 2 alpha`` interval; valid at any N, used where every difference is
+    equal (no estimate of spread)."""
+    n, mean = d.size, float(d.mean())
+    gap = mean + margin
+    p = float(np.exp(-n * gap * gap / 2.0)) if gap < 0 else 1.0
+    half = float(np.sqrt(2.0 * np.log(1.0 / alpha) / n))
+    return p, max(-1.0, mean - half), min(1.0, mean + half)
+
+
+def margin_interval(d, test: str, *, alpha: float = 0.05, margin: float = 0.0, n_resamples=9999):
+    """Two-sided ``1 - 2 alpha`` interval that goes with a margin test of
+    :func:`paired_regression_test`: Tango's score interval (``"exact unconditional"``,
+    ``"Tango score"``), the bootstrap-t interval (``"studentized bootstrap"``), Hoeffding's
+    (``"Hoeffding"``).
+
+    Examples
+    --------
+    >>> margin_interval([1.0, 0.0, -1.0, -1.0, 0.0], "Tango score", alpha=0.05)[0] < -0.2
+    True
+    """
+    from bayesnoise.frequentist.margin_tests import (
+        paired_proportions_interval,
+        studentized_bootstrap_test,
+    )
+
+    d = np.asarray(d, dtype=float)
+    if test in ("exact unconditional", "Tango score"):
+        wins, losses = int((d > 0).sum()), int((d < 0).sum())
+        return paired_proportions_interval(wins, losses, d.size, confidence_level=1 - 2 * alpha)
+    if test == "studentized bootstrap":
+        r = studentized_bootstrap_test(
+            d, -margin, n_resamples=n_resamples, confidence_level=1 - 2 * alpha
+        )
+        return r["low"], r["high"]
+    if test == "Hoeffding":
+        return _hoeffding(d, margin, alpha)[1:]
+    raise ValueError(f"no margin interval for the test {test!r}")
+
+
 def paired_regression_test(
-    d, *, margin: float = 0.0, alpha: float = 0.05, n_resamples: int = 9999, rng=0
+    d,
+    *,
+    margin: float = 0.0,
+    alpha: float = 0.05,
+    n_resamples: int = 9999,
+    rng=0,
+    binary: bool | None = None,
 ) -> dict:
     """One-sided paired test of ``delta >= -margin`` against ``delta < -margin``.
 
-    The paired t test, or where it is not trusted (every difference equal, or fewer than
-    ``SMALL_DISCORDANT`` = 30 questions that differ: module docs) an exact test: with
-    ``margin = 0`` the sign test (K = 1) or the sign-flip test
-    (:func:`bayesnoise.frequentist.exact_paired.sign_flip_test`), with a margin the betting
-    test of the bounded mean; the interval is then :func:`betting_interval`.
+    Without a margin: the paired t test, or where it is not trusted (every difference equal,
+    or fewer than ``SMALL_DISCORDANT`` = 30 questions that differ: module docs of
+    :mod:`bayesnoise.decide.gate`) the sign test (K = 1) or the exact sign-flip test
+    (:func:`bayesnoise.frequentist.exact_paired.sign_flip_test`), with the betting interval.
+    With a margin, a fixed-N test made for a non-zero null
+    (:mod:`bayesnoise.frequentist.margin_tests`): on 0/1 scores (``binary``) the exact
+    unconditional test of paired proportions ordered by Tango's score (up to ``EXACT_N`` =
+    1000 questions) or Tango's score test, with Tango's score interval; otherwise the paired t
+    test from ``T_MIN_N`` = 100 questions with at least 30 that differ, else the studentized
+    bootstrap test with its interval (Hoeffding's bound when every difference is equal).
 
     Parameters
     ----------
@@ -79,24 +138,35 @@ def paired_regression_test(
         Tolerated drop, in (-1, 1).
     alpha : float, default 0.05
     n_resamples : int, default 9999
-        Random sign patterns of the sign-flip test beyond its exact range.
+        Random sign patterns of the sign-flip test beyond its exact range; resamples of the
+        studentized bootstrap.
     rng : int or numpy.random.Generator, default 0
-        Order of the questions for the betting test and interval; the Monte Carlo sign flips.
+        Order of the questions for the betting interval (no margin); the Monte Carlo sign
+        flips. The margin tests do not depend on it (the bootstrap draws a fixed stream over
+        the sorted differences).
+    binary : bool, optional
+        The scores are 0/1 with one sample per question (K = 1). Default: every difference
+        is -1, 0 or 1.
 
     Returns
     -------
     dict
-        ``questions``, ``change`` (mean of d), ``se_change`` (ddof-1 SE), ``t_change`` (``(change
-        + margin) / se``; NaN when the differences do not vary), ``df`` (N - 1),
-        ``p_value_regression`` (lower tail), ``change_low``, ``change_high`` (two-sided ``1 - 2
-        alpha`` t interval, or the betting interval), ``test`` (``"t"``, ``"sign"``,
-        ``"sign-flip"``, ``"betting"``), ``discordant`` (questions with a nonzero difference).
+        ``questions``, ``change`` (mean of d), ``se_change`` (ddof-1 SE), ``t_change`` (the
+        statistic of the test named in ``test``: ``(change + margin) / se`` for the t and
+        bootstrap tests, Tango's Z for the paired-proportion tests, NaN for the sign,
+        sign-flip and Hoeffding tests), ``df`` (N - 1 for t; inf for Tango's normal
+        reference; NaN where there is none), ``p_value_regression`` (lower tail), ``mcse``
+        (Monte Carlo SE of that p-value, 0 when exact or asymptotic), ``change_low``,
+        ``change_high`` (two-sided ``1 - 2 alpha`` interval of the test), ``test`` (``"t"``,
+        ``"sign"``, ``"sign-flip"``, ``"exact unconditional"``, ``"Tango score"``,
+        ``"studentized bootstrap"``, ``"Hoeffding"``), ``discordant`` (questions with a
+        nonzero difference).
 
     Examples
     --------
     >>> import numpy as np
     >>> from scipy import stats
-    >>> d = np.random.default_rng(0).choice([-1.0, 0.0, 1.0], p=[0.2, 0.7, 0.1], size=300)
+    >>> d = np.random.default_rng(0).normal(-0.05, 0.3, size=300).clip(-1, 1)
     >>> r = paired_regression_test(d, margin=0.01)
     >>> ref = stats.ttest_1samp(d + 0.01, 0.0, alternative="less")
     >>> bool(np.isclose(r["p_value_regression"], ref.pvalue)), bool(np.isclose(r["t_change"], ref.statistic))
@@ -104,6 +174,10 @@ def paired_regression_test(
     >>> r = paired_regression_test([-1.0, -1.0])  # two questions the candidate loses
     >>> r["test"], r["p_value_regression"], bool(r["change_high"] > 0.9)
     ('sign', 0.25, True)
+    >>> d = np.repeat([1.0, -1.0, 0.0], [2, 18, 480])  # 2 wins, 18 losses, 480 ties
+    >>> r = paired_regression_test(d, margin=0.01)
+    >>> r["test"], bool(r["p_value_regression"] < 0.01)
+    ('exact unconditional', True)
     """
     d = np.asarray(d, dtype=float)
     n = d.size
@@ -115,37 +189,83 @@ def paired_regression_test(
     df = float(n - 1)
     shifted = change + margin
     discordant = int(np.count_nonzero(d))
-    if not _exact_needed(d):
+    mcse = 0.0
+    if margin != 0.0:
+        binary = _is_binary(d) if binary is None else bool(binary)
+        t, p, low, high, test, df = _margin_test(d, margin, alpha, n_resamples, binary)
+        if test == "studentized bootstrap":
+            mcse = p[1]
+            p = p[0]
+    elif not _exact_needed(d):
         t = shifted / se
         p = float(special.stdtr(df, t))
         half = float(_t_quantile(1.0 - alpha, df)) * se
         low, high, test = change - half, change + half, "t"
     else:
-        t = shifted / se if var > _ZERO_VAR else np.nan
-        if margin == 0.0:
-            from bayesnoise.frequentist.exact_paired import sign_flip_test
+        from bayesnoise.frequentist.exact_paired import sign_flip_test
 
-            res = sign_flip_test(d, alternative="less", n_resamples=n_resamples, rng=rng)
-            p, test = float(res["p_value"]), str(res["test"])
-        else:
-            from .sequential import always_valid_pvalues
-
-            order = np.random.default_rng(rng).permutation(d)
-            p = float(always_valid_pvalues(order, null=-margin, alternative="less")[0][-1])
-            test = "betting"
+        res = sign_flip_test(d, alternative="less", n_resamples=n_resamples, rng=rng)
+        p, test, mcse = float(res["p_value"]), str(res["test"]), float(res["mcse"])
+        t, df = np.nan, np.nan
         low, high = betting_interval(d, alpha=alpha, null=-margin, rng=rng)
     return {
         "questions": n,
         "change": change,
         "se_change": se,
         "t_change": float(t),
-        "df": df,
-        "p_value_regression": p,
-        "change_low": low,
-        "change_high": high,
+        "df": float(df),
+        "p_value_regression": float(p),
+        "mcse": float(mcse),
+        "change_low": float(low),
+        "change_high": float(high),
         "test": test,
         "discordant": discordant,
     }
+
+
+#: Most questions for the exact unconditional test of paired proportions (about 1 s); beyond,
+#: Tango's score test (studies/gate_margin_size.py).
+EXACT_N = 1000
+#: Fewest questions for the paired t test with a margin at K > 1; fewer: the studentized
+#: bootstrap (studies/gate_margin_size.py).
+T_MIN_N = 100
+
+
+def _margin_test(d, margin, alpha, n_resamples, binary):
+    """(statistic, p, low, high, test, df) of the margin test (:func:`paired_regression_test`)."""
+    from bayesnoise.frequentist.margin_tests import (
+        paired_proportions_exact_test,
+        paired_proportions_interval,
+        paired_proportions_score_test,
+        studentized_bootstrap_test,
+    )
+
+    n = d.size
+    if binary:
+        wins, losses = int((d > 0).sum()), int((d < 0).sum())
+        if n <= EXACT_N:
+            r = paired_proportions_exact_test(wins, losses, n, -margin)
+            test, df = "exact unconditional", np.nan
+        else:
+            r = paired_proportions_score_test(wins, losses, n, -margin)
+            test, df = "Tango score", np.inf
+        low, high = paired_proportions_interval(wins, losses, n, confidence_level=1 - 2 * alpha)
+        return r["statistic"], r["p_value"], low, high, test, df
+    var = float(d.var(ddof=1))
+    if var <= _ZERO_VAR:
+        p, low, high = _hoeffding(d, margin, alpha)
+        return np.nan, p, low, high, "Hoeffding", np.nan
+    se = float(np.sqrt(var / n))
+    if n >= T_MIN_N and np.count_nonzero(d) >= SMALL_DISCORDANT:
+        df = float(n - 1)
+        t = (float(d.mean()) + margin) / se
+        half = float(_t_quantile(1.0 - alpha, df)) * se
+        return t, float(special.stdtr(df, t)), d.mean() - half, d.mean() + half, "t", df
+    r = studentized_bootstrap_test(
+        d, -margin, n_resamples=n_resamples, confidence_level=1 - 2 * alpha
+    )
+    p = (r["p_value"], r["mcse"])
+    return r["statistic"], p, r["low"], r["high"], "studentized bootstrap", np.nan
 
 
 def bayes_regression_test(
@@ -231,7 +351,8 @@ def combine_tests(
     """
     change = np.array([r["change"] for r in rows])
     se = np.array([r["se_change"] for r in rows])
-    df = np.array([r["df"] for r in rows])
+    # each benchmark's t reference: N - 1 where its own test had none (exact or normal)
+    df = np.array([r["df"] if np.isfinite(r["df"]) else r["questions"] - 1.0 for r in rows])
     b = change.size
     total_var = float((se**2).sum())
     mean = float(change.mean())

@@ -95,6 +95,16 @@ def _model_scores(ds, model, role):
     return str(model), np.asarray(ds[QUESTION].values[answered]).astype(str), scores
 
 
+def _one_binary_sample(ds, model) -> bool:
+    """One 0/1 sample per answered question (K = 1): a margin is then tested as a difference
+    of paired proportions (:mod:`bayesnoise.decide.gate`)."""
+    cell = ds.sel({MODEL: str(model)})
+    samples = cell["samples"].values
+    answered = samples > 0
+    correct = cell["correct"].values[answered]
+    return bool(np.all(samples[answered] == 1) and np.all((correct == 0) | (correct == 1)))
+
+
 def _paired(base, cand, name):
     """Scores of the two on their shared questions (sorted by id); a warning names what is
     not shared, an error when nothing is."""
@@ -130,6 +140,7 @@ def _load_each(source, names, model_b, model_c, progress, read, pair_source=None
         label = name or str(attr(ds_b, "benchmark"))
         b = (*_model_scores(ds_b, model_b, "baseline"), source_name(attr(ds_b, "source")))
         c = (*_model_scores(ds_c, model_c, "candidate"), source_name(attr(ds_c, "source")))
+        b, c = (*b, _one_binary_sample(ds_b, b[0])), (*c, _one_binary_sample(ds_c, c[0]))
         out.append((label, b, c))
     return out
 
@@ -179,14 +190,19 @@ def check(
         The paired t test, or the Dirichlet-process posterior (regression when
         P(drop > margin) >= 1 - alpha). Frequentist on few questions (every difference
         equal, or fewer than 30 that differ): an exact test decides instead, named in
-        ``test`` and the verdict (sign test, sign-flip test, or with a margin the betting
-        test; :mod:`bayesnoise.decide.gate`), with the betting interval. Judge-graded
+        ``test`` and the verdict (sign test, sign-flip test), with the betting interval.
+        With a margin, a fixed-N test made for it (:mod:`bayesnoise.decide.gate`): on one
+        0/1 sample per question the exact unconditional test of paired proportions (up to
+        1000 questions; beyond, Tango's score test), otherwise the paired t test from 100
+        questions, else the studentized bootstrap (its Monte Carlo SE in ``mcse``); the
+        same data give the same answer whatever ``rng`` and the order of the questions. Judge-graded
         (``judge_col``, ``human_col`` or ``human`` given): the one-sided PPI++ z test
         (``test`` "PPI++ paired z"), or the judge-misclassification model's posterior
         (:mod:`bayesnoise.decide.judge_gate`).
     n_resamples : int, default 4000
         Monte Carlo draws of the posterior (bayes); random sign patterns of a sign-flip test
-        beyond its exact range (40 differing questions).
+        beyond its exact range (40 differing questions); resamples of the studentized
+        bootstrap (margin, K > 1, fewer than 100 questions).
     rng : int or numpy.random.Generator, default 0
         Seed (or generator) of the posterior draws.
         With factor columns (``factors=["template"]``, CLI ``--factor template``): the change
@@ -222,8 +238,9 @@ def check(
         adjustment, ``regression``, ``verdict``, ...). Attributes, of the top row (the
         combined test when several): ``difference`` (candidate - baseline), ``low``,
         ``high`` (the interval at ``confidence_level = 1 - 2 alpha``, whose upper end is
-        the one-sided bound the gate tests), ``statistic``, ``test``, ``df``, ``p_value``
-        (frequentist) or ``prob_no_regression`` (bayes; never called a p-value),
+        the one-sided bound the gate tests), ``statistic``, ``test``, ``df`` (the
+        statistic and degrees of freedom of the test named in ``test``), ``p_value`` and
+        ``mcse`` (its Monte Carlo SE; frequentist) or ``prob_no_regression`` (bayes; never called a p-value),
         ``alternative`` (``"less"``), ``regression``, ``exit_status`` (1 = regression
         shown), ``verdict`` (the lines the command prints), ``baseline``, ``candidate``,
         ``method``, ``margin``, ``alpha``; NaN attributes are None. The scipy-style object
@@ -331,11 +348,12 @@ def _check(pairs, baseline, candidate, margin, alpha, method, n_resamples, rng, 
     labels = [r[0] for r in rows]
     if len(set(labels)) < len(labels):  # one benchmark name twice: say which source
         labels = [f"{r[0]} ({r[1][3]})" for r in rows]
-    diffs, accuracies = [], []
+    diffs, accuracies, binary = [], [], []
     for label, b, c in rows:
         pb, pc = _paired(b, c, label if len(rows) > 1 else "")
         diffs.append(pc - pb)
         accuracies.append((float(pb.mean()), float(pc.mean())))
+        binary.append(b[4] and c[4])
     b_name, c_name = rows[0][1][0], rows[0][2][0]
     if pairs[0][1] is not None and b_name == c_name:
         b_name, c_name = f"{b_name} ({rows[0][1][3]})", f"{c_name} ({rows[0][2][3]})"
@@ -350,6 +368,7 @@ def _check(pairs, baseline, candidate, margin, alpha, method, n_resamples, rng, 
         rng=rng,
         baseline=b_name,
         candidate=c_name,
+        binary=binary,
     )
     out = to_result(res.rows, "benchmark")  # the table; the summary of the top row in attrs
     head = res.to_dict()

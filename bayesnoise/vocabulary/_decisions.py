@@ -255,7 +255,9 @@ _DECISION_ENTRIES = [
         "observed candidate - baseline on the shared questions (combined: the mean over the "
         "benchmarks); its interval is the two-sided 1 - 2 alpha paired t interval, whose upper "
         "end is the one-sided bound the regression gate tests, or where an exact test decides "
-        "(column test) the betting interval, valid at any N (none for a combined exact test). "
+        "(column test) the betting interval, valid at any N (none for a combined exact test); "
+        "with a margin the interval of the margin test (Tango's score interval at K = 1, the "
+        "bootstrap-t interval). "
         "Judge-graded (check --judge-col/--human-col/--human): the PPI++ corrected difference "
         "and its two-sided 1 - 2 alpha PPI++ interval, each end a one-sided 1 - alpha bound",
         _DIFF,
@@ -275,23 +277,26 @@ _DECISION_ENTRIES = [
     _c(
         "t_change",
         "t",
-        "(change + margin) / se_change, the one-sided paired t statistic of the gate (the z "
-        "statistic of the PPI++ test on judge-graded scores)",
+        "the statistic of the test in column test: (change + margin) / se_change for the t "
+        "and studentized bootstrap tests, Tango's score z for the paired-proportion tests "
+        "with a margin, the z of the PPI++ test on judge-graded scores; NaN for the sign, "
+        "sign-flip and Hoeffding tests",
     ),
     _c(
         "df",
         "df",
         "degrees of freedom of the t reference (N - 1; combined: Welch-Satterthwaite; inf for "
-        "the PPI++ z test)",
+        "a normal reference: PPI++ z, Tango score; NaN for a test without one)",
         "count",
     ),
     _c(
         "test",
         "test",
         "the test that decided: t (paired t), sign (binomtest on the discordant questions), "
-        "sign-flip (exact permutation of the signs), betting (bounded mean, with a margin), "
-        "none; the last three where every difference is equal or fewer than 30 questions differ; "
-        "PPI++ paired z on judge-graded scores corrected with human labels",
+        "sign-flip (exact permutation of the signs), none (combined, few differences); with a "
+        "margin: exact unconditional (paired proportions, K = 1, N <= 1000), Tango score "
+        "(K = 1, N > 1000), studentized bootstrap (K > 1, N < 100), Hoeffding (every "
+        "difference equal); PPI++ paired z on judge-graded scores corrected with human labels",
     ),
     _c(
         "p_value_regression",
