@@ -15,6 +15,15 @@ then update further.
   shared by them, or not) and for pairs on shared questions (the four joint outcomes of two
   models with a Dirichlet prior whose margins are uniform), by a conjugate Gibbs sampler on
   the counts (latent allocation of unlabelled judge patterns to true outcomes).
+- :func:`stratified_posterior`: labels drawn with known unequal inclusion probabilities. The
+  design-consistent likelihood: selection depends only on the stratum (the items sharing an
+  inclusion probability), so within a (stratum, judge pattern) cell the labelled items are a
+  random sample and the likelihood ignores the selection. Per cell, the share of items
+  (Dirichlet over the observed cells, from every judged item) and the true outcome given the
+  cell (Dirichlet whose margins are Beta(1, 1), from the labelled items); the population's
+  true-outcome probabilities are the share-weighted sum. With one stratum this is the
+  misclassification model's likelihood with the prior put on P(verdict) and P(truth |
+  verdict) instead of p, Se and Sp; labels chosen by the judge's verdict are covered too.
 - :func:`rogan_gladen`: the moment estimator ``(q + Sp - 1) / (Se + Sp - 1)``, a point check.
 
 Everything works on counts: the data enter only through how many labelled items have each
@@ -37,6 +46,7 @@ __all__ = [
     "pattern_counts",
     "rate_posterior_exact",
     "rogan_gladen",
+    "stratified_posterior",
 ]
 
 #: Largest number of (a, b) components the exact mixture evaluates (memory ~ 8 bytes each).
@@ -474,3 +484,50 @@ def misclassification_posterior(
     kept, rate = run(draws, keep=True)
     cell, se, sp = _from_z(np.moveaxis(kept, 0, 1), share, slots)  # (chains, draws, units, .)
     return {"cell": cell, "se": se, "sp": sp, "acceptance": rate.mean(axis=0)}
+
+
+def stratified_posterior(y, verdicts, strata, *, draws: int = 4000, rng=0) -> np.ndarray:
+    """Posterior draws of the true-outcome probabilities when labels were drawn by stratum.
+
+    Parameters
+    ----------
+    y : array (slots, items)
+        Human labels (NaN where none); an item is labelled when every slot is.
+    verdicts : array (slots, items)
+        Judge verdicts 0/1.
+    strata : array (items,)
+        Each item's stratum (e.g. its inclusion probability); labels must be a random sample
+        within a stratum (module docs).
+    draws : int
+    rng : int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray (draws, 2**slots)
+        Cell probabilities as in :func:`gibbs_misclassification` (one model: cell 1 is the
+        success rate; a pair: cell 1 = A right & B wrong, cell 2 = A wrong & B right).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([[1, 0, 1, np.nan, np.nan, np.nan]])
+    >>> cells = stratified_posterior(y, np.array([[1, 0, 1, 1, 0, 1]]), [0, 0, 1, 1, 1, 1])
+    >>> cells.shape
+    (4000, 2)
+    """
+    rng = np.random.default_rng(rng)
+    y = np.atleast_2d(np.asarray(y, float))
+    v = np.atleast_2d(np.asarray(verdicts, float))
+    _, code = np.unique(np.asarray(strata), return_inverse=True)
+    slots = y.shape[0]
+    size = 2**slots
+    pattern = (v * (2 ** np.arange(slots))[:, None]).sum(axis=0).astype(int)
+    cells, where = np.unique(code * size + pattern, return_inverse=True)
+    n_items = np.bincount(where, minlength=cells.size).astype(float)
+    lab = np.isfinite(y).all(axis=0)
+    truth = (np.nan_to_num(y) * (2 ** np.arange(slots))[:, None]).sum(axis=0).astype(int)
+    counts = np.zeros((cells.size, size))
+    np.add.at(counts, (where[lab], truth[lab]), 1.0)
+    share = _dirichlet(rng, 1.0 + n_items, (int(draws),))  # (draws, cells)
+    cond = _dirichlet(rng, 2.0 ** -(slots - 1) + counts, (int(draws), cells.size))
+    return np.einsum("dc,dck->dk", share, cond)

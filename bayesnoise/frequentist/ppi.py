@@ -14,6 +14,23 @@ PPI++ (Angelopoulos, Duchi, Zrnic 2024) weights the judge by a power-tuning ``la
 mean.) The interval is ``theta +- z se``; p-values are z-tests of ``theta = null``. Paired
 differences of two models are the same on per-question differences ``y_A - y_B`` and
 ``yhat_A - yhat_B``, labelled where both models are.
+
+Labels drawn with known unequal inclusion probabilities ``pi`` (hard questions labelled more
+often, or by the judge's verdict): the labelled items get weights ``w = 1 / pi`` and the
+unlabelled ones ``w_U = 1 / (1 - pi)`` (each normalised to mean 1), exactly ``ppi_py``'s
+``w=`` / ``w_unlabeled=``: both means are then inverse-probability (Hajek) means of the
+population, the SEs are those of ``w (y - lam yhat)`` and ``w_U lam yhat``, and ``lam`` is
+tuned on the weighted gradients as ``ppi_py`` does. Equal probabilities give the unweighted
+numbers.
+
+The rectifier's SE has a floor: when the labelled rectifier hardly varies (every label the
+same, e.g. 30 of 30 labels right), its sample SE is 0 or too small and the z interval would
+collapse to a point. The floor is the Clopper-Pearson (rule-of-three) SE: the SE at which the
+z interval of ``n`` agreeing labels reaches the exact binomial bound,
+``(1 - tail^(1/n_eff)) / z_tail`` (``tail`` = (1 - level) / 2 two-sided, 1 - level one-sided;
+``n_eff`` = Kish's effective number of labels, ``n`` unweighted). It is active only when the
+rectifier's sample SE lies below it (about 0.059 at n = 30, 0.012 at n = 150, 95%), so
+ordinary data give ``ppi_py``'s numbers.
 """
 
 from __future__ import annotations
@@ -29,10 +46,12 @@ __all__ = [
     "PPIResult",
     "agreement",
     "human_labels_for_se",
+    "inclusion_weights",
     "labelling_checks",
     "power_tuned_lambda",
     "ppi_mean",
     "ppi_paired_difference",
+    "rectifier_se_floor",
     "z_interval",
 ]
 
@@ -74,10 +93,23 @@ def _check_alternative(alternative: str) -> str:
     return alternative
 
 
-def power_tuned_lambda(y, yhat, yhat_unlabelled) -> float:
+def _unit_weights(w, size, what):
+    """Weights normalised to mean 1 (``ppi_py``'s convention); ones when ``w`` is None."""
+    if w is None:
+        return np.ones(size)
+    w = np.asarray(w, float)
+    if w.shape != (size,) or not np.all(np.isfinite(w)) or not np.all(w > 0):
+        raise ValueError(f"{what} must be {size} finite positive weights")
+    return w / w.sum() * size
+
+
+def power_tuned_lambda(y, yhat, yhat_unlabelled, *, w=None, w_unlabelled=None) -> float:
     """PPI++'s variance-minimising weight of the judge, clipped to [0, 1].
 
     ``cov_L(y, yhat) / ((1 + n / N) var_{L+U}(yhat))``; 0 when every judge score is equal.
+    With weights (``w`` of the labelled items, ``w_unlabelled`` of the others), ``ppi_py``'s
+    rule on the weighted gradients ``w (y - theta_1)``, ``w (yhat - theta_1)``,
+    ``w_U (yhat_U - theta_1)`` around the PPI (``lam = 1``) estimate ``theta_1``.
 
     Examples
     --------
@@ -89,11 +121,59 @@ def power_tuned_lambda(y, yhat, yhat_unlabelled) -> float:
     yhat = np.asarray(yhat, float)
     yu = np.asarray(yhat_unlabelled, float)
     n, big_n = y.size, yu.size
-    cov = np.mean((y - y.mean()) * (yhat - yhat.mean()))
-    var = np.var(np.concatenate([yhat, yu]), ddof=1)
+    w = _unit_weights(w, n, "w")
+    wu = _unit_weights(w_unlabelled, big_n, "w_unlabelled")
+    theta1 = np.mean(wu * yu) + np.mean(w * (y - yhat))
+    g, gh, ghu = w * (y - theta1), w * (yhat - theta1), wu * (yu - theta1)
+    cov = np.mean((g - g.mean()) * (gh - gh.mean()))
+    var = np.var(np.concatenate([gh, ghu]), ddof=1)
     if not var > 0:
         return 0.0
     return float(np.clip(cov / ((1.0 + n / big_n) * var), 0.0, 1.0))
+
+
+def inclusion_weights(label_prob, labelled):
+    """Inverse-probability weights ``(w, w_unlabelled)`` from inclusion probabilities.
+
+    ``label_prob``: each item's probability of being labelled (in (0, 1]); ``labelled``: the
+    items that were. ``w = 1 / pi`` on the labelled, ``1 / (1 - pi)`` on the others (an item
+    with ``pi = 1`` must be labelled). None for both when ``label_prob`` is None.
+
+    Examples
+    --------
+    >>> w, wu = inclusion_weights([0.5, 0.25, 0.5, 0.2], [True, True, False, False])
+    >>> w.tolist(), wu.tolist()
+    ([2.0, 4.0], [2.0, 1.25])
+    """
+    if label_prob is None:
+        return None, None
+    pi = np.asarray(label_prob, float)
+    lab = np.asarray(labelled, bool)
+    if not np.all((pi > 0) & (pi <= 1)):
+        raise ValueError("inclusion probabilities must lie in (0, 1]")
+    if np.any(~lab & (pi >= 1)):
+        raise ValueError("an item with inclusion probability 1 has no label")
+    return 1.0 / pi[lab], 1.0 / (1.0 - pi[~lab])
+
+
+def rectifier_se_floor(n_labels, confidence_level=0.95, alternative="two-sided") -> float:
+    """The smallest SE a mean of ``n_labels`` 0/1 labels is given (module docs).
+
+    ``(1 - tail^(1/n)) / z_tail``: with every label the same, the z interval then reaches
+    the Clopper-Pearson bound ``tail^(1/n)`` (or ``1 - tail^(1/n)``).
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> se = rectifier_se_floor(30, 0.95)
+    >>> cp_low = stats.binomtest(30, 30).proportion_ci(0.95, method="exact").low
+    >>> bool(abs(1 - 1.959964 * se - cp_low) < 1e-6)
+    True
+    """
+    if not n_labels > 0:
+        return float("nan")
+    tail = (1.0 - confidence_level) / 2.0 if alternative == "two-sided" else 1.0 - confidence_level
+    return float(-np.expm1(np.log(tail) / n_labels) / special.ndtri(1.0 - tail))
 
 
 def z_interval(estimate, se, confidence_level, alternative):
@@ -126,6 +206,8 @@ def ppi_mean(
     yhat_unlabelled,
     *,
     lam: float | None = None,
+    w=None,
+    w_unlabelled=None,
     confidence_level: float = 0.95,
     alternative: str = "two-sided",
     null: float = 0.0,
@@ -142,6 +224,10 @@ def ppi_mean(
         The judge's scores of the items no human labelled.
     lam : float, optional
         Weight of the judge: None (default) tunes it (PPI++), 1 is PPI, 0 the human-only mean.
+    w, w_unlabelled : array, optional
+        Inverse-probability weights of the labelled items (``1 / pi``) and of the unlabelled
+        ones (``1 / (1 - pi)``), ``pi`` each item's probability of being labelled; ``ppi_py``'s
+        ``w`` and ``w_unlabeled``. Default: equal (a simple random subset).
     confidence_level : float, default 0.95
     alternative : {"two-sided", "greater", "less"}
         Sidedness of the interval and of the test of ``mean = null`` ("greater": H1 mean >
@@ -168,12 +254,17 @@ def ppi_mean(
     n, big_n = y.size, yu.size
     if n < 2 or big_n < 1:
         raise ValueError(f"need >= 2 labelled and >= 1 unlabelled items, got {n} and {big_n}")
+    w = _unit_weights(w, n, "w")
+    wu = _unit_weights(w_unlabelled, big_n, "w_unlabelled")
     if lam is None:
-        lam = power_tuned_lambda(y, yhat, yu)
+        lam = power_tuned_lambda(y, yhat, yu, w=w, w_unlabelled=wu)
     lam = float(lam)
-    rect = y - lam * yhat
-    estimate = float(lam * yu.mean() + rect.mean())
-    se = float(np.sqrt(lam**2 * yu.var() / big_n + rect.var() / n))
+    rect = w * (y - lam * yhat)
+    estimate = float(lam * np.mean(wu * yu) + rect.mean())
+    n_eff = w.sum() ** 2 / np.sum(w**2)
+    floor = rectifier_se_floor(n_eff, level, alternative)
+    se_rect = max(float(rect.std() / np.sqrt(n)), floor)
+    se = float(np.sqrt(lam**2 * (wu * yu).var() / big_n + se_rect**2))
     low, high = z_interval(estimate, se, level, alternative)
     every = np.concatenate([yhat, yu])
     return PPIResult(
@@ -185,8 +276,8 @@ def ppi_mean(
         lam=lam,
         n=n,
         N=big_n,
-        human_mean=float(y.mean()),
-        se_human=float(y.std() / np.sqrt(n)),
+        human_mean=float(np.mean(w * y)),
+        se_human=max(float((w * y).std() / np.sqrt(n)), floor),
         judge_mean=float(every.mean()),
         se_judge=float(every.std() / np.sqrt(every.size)),
     )
@@ -221,8 +312,12 @@ def labelling_checks(labelled, judge) -> dict[str, float]:
 
     ``labelled``: (model, question) bool mask of human-labelled items among the judged ones
     (``judge`` finite). Returns the chi-square p-value that the labelled share is the same for
-    every model (NaN with one model) and the smallest Bonferroni-adjusted p-value of the
-    per-model z-tests that the judge's mean is the same on labelled and unlabelled items.
+    every model (NaN with one model) and ``p_judge_mean``: the smallest Bonferroni-adjusted
+    p-value of the Welch z-tests that the judge's mean is the same on labelled and unlabelled
+    items, per model and (with two models or more) on the questions' mean judge score over
+    the models (a question counts as labelled when any model's answer to it is). The
+    question-level test sees a labelled subset that leans to hard or easy questions in every
+    model at once, where each model's own test sees it through one model's noise.
 
     Examples
     --------
@@ -242,10 +337,18 @@ def labelling_checks(labelled, judge) -> dict[str, float]:
         table = table[:, table.sum(axis=0) > 0]
         if table.shape[1] > 1:
             p_share = float(stats.chi2_contingency(table, correction=False).pvalue)
+    groups = [
+        (judge[m, labelled[m] & judged[m]], judge[m, ~labelled[m] & judged[m]])
+        for m in range(judge.shape[0])
+    ]
+    if judge.shape[0] > 1:
+        seen = judged.any(axis=0)
+        with np.errstate(invalid="ignore"):
+            q_mean = np.nanmean(np.where(judged, judge, np.nan)[:, seen], axis=0)
+        q_lab = (labelled & judged).any(axis=0)[seen]
+        groups.append((q_mean[q_lab], q_mean[~q_lab]))
     ps = []
-    for m in range(judge.shape[0]):
-        a = judge[m, labelled[m] & judged[m]]
-        b = judge[m, ~labelled[m] & judged[m]]
+    for a, b in groups:
         if a.size < 2 or b.size < 2:
             continue
         se = np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
@@ -320,6 +423,7 @@ def ppi_paired_difference(
     judge_b,
     *,
     lam: float | None = None,
+    label_prob=None,
     confidence_level: float = 0.95,
     alternative: str = "two-sided",
     null: float = 0.0,
@@ -331,6 +435,8 @@ def ppi_paired_difference(
     those labelled for both form the labelled set, the rest the unlabelled one; the rectifier
     and the judge mean are taken on the per-question differences, so the pairing is kept.
     ``alternative="less"`` with ``null=-margin`` is a one-sided gate test (H0: A - B >= -margin).
+    ``label_prob``: per question, its probability of being labelled for both models
+    (:func:`inclusion_weights`; default: a simple random subset).
 
     Examples
     --------
@@ -346,11 +452,16 @@ def ppi_paired_difference(
     items = np.isfinite(ja) & np.isfinite(jb)
     lab = items & np.isfinite(ha) & np.isfinite(hb)
     d, dhat = ha - hb, ja - jb
+    w, wu = (None, None)
+    if label_prob is not None:
+        w, wu = inclusion_weights(np.asarray(label_prob, float)[items], lab[items])
     return ppi_mean(
         d[lab],
         dhat[lab],
         dhat[items & ~lab],
         lam=lam,
+        w=w,
+        w_unlabelled=wu,
         confidence_level=confidence_level,
         alternative=alternative,
         null=null,

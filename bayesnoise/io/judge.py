@@ -30,6 +30,7 @@ _QUESTION = ("example_id", "question", "question_id", "item", "item_id")
 _JUDGE_SCORE = ("judge_score", "judge_label", "judge_verdict", "judge_correct", "judge")
 _HUMAN = ("human", "human_label", "human_score", "human_correct", "gold")
 _JUDGE_NAME = ("judge", "judge_name")
+_LABEL_PROB = ("label_prob", "label_probability", "inclusion_prob", "inclusion_probability")
 _TRUE = {"1", "1.0", "true", "yes"}
 _FALSE = {"0", "0.0", "false", "no"}
 
@@ -39,7 +40,9 @@ class JudgeTable:
     """Judge scores and human labels as arrays.
 
     ``judge[j, m, q]``: judge j's score of model m's answer to question q (NaN where model m
-    has no answer to q); ``human[m, q]``: the human label (NaN where no human looked).
+    has no answer to q); ``human[m, q]``: the human label (NaN where no human looked);
+    ``label_prob[m, q]``: the probability with which the item was chosen for a human label
+    (None when the table gives none: a simple random subset).
     """
 
     judge: np.ndarray
@@ -49,6 +52,7 @@ class JudgeTable:
     judges: list[str]
     source: str
     columns: dict[str, str] = field(default_factory=dict)
+    label_prob: np.ndarray | None = None
 
     @property
     def labelled(self) -> np.ndarray:
@@ -179,6 +183,7 @@ def read_judge(
     human=None,
     model_col: str | None = None,
     question_col: str | None = None,
+    label_prob_col: str | None = None,
 ) -> JudgeTable:
     """Judge scores and human labels from a table (a path or a DataFrame).
 
@@ -198,6 +203,11 @@ def read_judge(
         none).
     model_col, question_col : str, optional
         Model and question columns when not ``model`` and ``example_id``/``question``.
+    label_prob_col : str, optional
+        Column holding each item's probability of having been chosen for a human label, in
+        (0, 1], on every row (labelled or not); found on its own when named ``label_prob``
+        (or ``label_probability``, ``inclusion_prob``, ``inclusion_probability``). Without one
+        the labelled items are taken as a simple random subset.
 
     Returns
     -------
@@ -250,6 +260,9 @@ def read_judge(
             )
         if hcol in cols:
             raise DataError(f"{name}: column {hcol!r} cannot be both judge score and human label")
+    pcol = _pick(
+        df, label_prob_col, _LABEL_PROB, "label_prob", name, "label_prob_col (--label-prob-col)"
+    )
     models_raw = _text_column(df, model, name, first, "model")
     questions_raw = _text_column(df, question, name, first, "question")
     judges_raw = (
@@ -319,6 +332,9 @@ def read_judge(
             f"{name}: model {models[m]!r}, question {questions[q]!r} has a human label but no "
             "judge score; every labelled item needs its judge score"
         )
+    label_prob = None
+    if pcol is not None:
+        label_prob = _label_probs(df, pcol, name, first, m_idx, q_idx, human_arr, judge.shape[1:])
     return JudgeTable(
         judge=judge,
         human=human_arr,
@@ -326,8 +342,45 @@ def read_judge(
         questions=questions,
         judges=judges,
         source=Path(name).name if isinstance(data, str | Path) else name,
-        columns={"judge": ",".join(cols), "human": hcol or "(human table)"},
+        columns={
+            "judge": ",".join(cols),
+            "human": hcol or "(human table)",
+            **({"label_prob": pcol} if pcol is not None else {}),
+        },
+        label_prob=label_prob,
     )
+
+
+def _label_probs(df, col, name, first, m_idx, q_idx, human, shape) -> np.ndarray:
+    """Inclusion probabilities per (model, question): in (0, 1] on every row, one value per
+    item, 1 only where a human looked."""
+    values = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(values) | (values <= 0) | (values > 1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise DataError(
+            f"{_where(name, first, i)}: label_prob column {col!r} holds "
+            f"{fmt_value(df[col].iloc[i])}; give every row's probability of being chosen for a "
+            "human label, in (0, 1] (unlabelled rows too)"
+        )
+    out = np.full(shape, np.nan)
+    for i in range(len(values)):
+        m, q = m_idx[i], q_idx[i]
+        if np.isfinite(out[m, q]) and out[m, q] != values[i]:
+            raise DataError(
+                f"{_where(name, first, i)}: label_prob {values[i]:g} here and {out[m, q]:g} on "
+                "another row of the same model and question; one probability per item"
+            )
+        out[m, q] = values[i]
+    sure = (out >= 1) & ~np.isfinite(human)
+    if sure.any():
+        m, q = np.argwhere(sure)[0]
+        i = int(np.flatnonzero((m_idx == m) & (q_idx == q))[0])
+        raise DataError(
+            f"{_where(name, first, i)}: label_prob is 1 but the item has no human label; an "
+            "item chosen with probability 1 must be labelled"
+        )
+    return out
 
 
 def _place_labels(out, labels, m_idx, q_idx, models_raw, questions_raw, name, first):

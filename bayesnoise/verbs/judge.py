@@ -22,6 +22,12 @@ RANDOM_NOTE = (
     "the correction assumes the human-labelled items are a random sample of the judged items "
     "(checked: labelled share per model, judge mean on labelled vs unlabelled items)"
 )
+WEIGHTED_NOTE = (
+    "the correction weights each labelled item by 1 / its inclusion probability (column {col}); "
+    "it assumes the labels were drawn with those probabilities"
+)
+#: Most distinct inclusion probabilities (strata) method="bayes" takes.
+MAX_STRATA = 20
 
 #: Columns per model and per pair, by method (the first block is printed by every method).
 JUDGE_MODEL_COLUMNS = {
@@ -137,6 +143,8 @@ def _verdicts(judge, source, name):
 def _labelled_checks(table):
     from bayesnoise.frequentist.ppi import labelling_checks
 
+    if table.label_prob is not None:  # unequal by design: the weights correct for it
+        return {"p_share": float("nan"), "p_judge_mean": float("nan")}
     checks = labelling_checks(table.labelled, table.judge[0])
     if np.isfinite(checks["p_share"]) and checks["p_share"] < 0.01:
         warnings.warn(
@@ -166,6 +174,7 @@ def _model_rows(table, j, confidence_level, alternative, power_tuning):
         items = np.isfinite(scores)
         lab = items & np.isfinite(table.human[m])
         y, yhat, yu = table.human[m, lab], scores[lab], scores[items & ~lab]
+        w = _weights(table, m, items, lab)
         row = {"model": model, "items": int(items.sum()), "human_labels": int(lab.sum())}
         if lab.sum() < 2 or yu.size < 1:
             raise DataError(
@@ -175,7 +184,14 @@ def _model_rows(table, j, confidence_level, alternative, power_tuning):
         mean, low, high = _z_mean(scores[items], confidence_level, alternative)
         row.update(accuracy_judge=mean, accuracy_judge_low=low, accuracy_judge_high=high)
         human = ppi_mean(
-            y, yhat, yu, lam=0.0, confidence_level=confidence_level, alternative=alternative
+            y,
+            yhat,
+            yu,
+            lam=0.0,
+            w=w[0],
+            w_unlabelled=w[1],
+            confidence_level=confidence_level,
+            alternative=alternative,
         )
         row.update(
             accuracy_human=human.estimate,
@@ -187,6 +203,8 @@ def _model_rows(table, j, confidence_level, alternative, power_tuning):
             yhat,
             yu,
             lam=None if power_tuning else 1.0,
+            w=w[0],
+            w_unlabelled=w[1],
             confidence_level=confidence_level,
             alternative=alternative,
         )
@@ -201,6 +219,33 @@ def _model_rows(table, j, confidence_level, alternative, power_tuning):
         row.update({f"judge_{k}": v for k, v in agree.items()})
         rows.append(row)
     return rows
+
+
+def _weights(table, m, items, lab):
+    """Inverse-probability weights of model m's labelled and unlabelled items (None, None
+    without inclusion probabilities)."""
+    from bayesnoise.frequentist.ppi import inclusion_weights
+
+    if table.label_prob is None:
+        return None, None
+    return inclusion_weights(table.label_prob[m, items], lab[items])
+
+
+def _pair_prob(table, a, b, items):
+    """Per question, the inclusion probability of a pair's question (None without them); the
+    two models' probabilities must agree where both were judged."""
+    if table.label_prob is None:
+        return None
+    pa, pb = table.label_prob[a], table.label_prob[b]
+    differ = items & (pa != pb)
+    if differ.any():
+        q = int(np.flatnonzero(differ)[0])
+        raise DataError(
+            f"{table.source}: question {table.questions[q]!r} has label_prob {pa[q]:g} for "
+            f"{table.models[a]!r} and {pb[q]:g} for {table.models[b]!r}; pairs need each "
+            "question's probability of being labelled for both models (one value per question)"
+        )
+    return pa
 
 
 def _pairs(models):
@@ -224,6 +269,12 @@ def _pair_rows(table, j, confidence_level, alternative, power_tuning):
             )
         d = table.human[a] - table.human[b]
         dhat = sa - sb
+        prob = _pair_prob(table, a, b, items)
+        w = (None, None)
+        if prob is not None:
+            from bayesnoise.frequentist.ppi import inclusion_weights
+
+            w = inclusion_weights(prob[items], lab[items])
         row = {"model_a": ma, "model_b": mb, "questions": int(items.sum())}
         row["human_labels"] = int(lab.sum())
         mean, low, high = _z_mean(dhat[items], confidence_level, alternative)
@@ -233,6 +284,8 @@ def _pair_rows(table, j, confidence_level, alternative, power_tuning):
             dhat[lab],
             dhat[items & ~lab],
             lam=0.0,
+            w=w[0],
+            w_unlabelled=w[1],
             confidence_level=confidence_level,
             alternative=alternative,
         )
@@ -247,6 +300,7 @@ def _pair_rows(table, j, confidence_level, alternative, power_tuning):
             sa,
             sb,
             lam=None if power_tuning else 1.0,
+            label_prob=prob,
             confidence_level=confidence_level,
             alternative=alternative,
         )
@@ -289,6 +343,27 @@ def _bayes_models(table, j, rows, method, confidence_level, alternative, judge_b
         counts.append((lab, unl))
         tn, fp, fn, tp = lab.ravel()
         rows[m]["accuracy_rogan_gladen"] = rogan_gladen(tp, fn, fp, tn, unl[1], unl[0])
+        if table.label_prob is not None:  # Se, Sp from the 1/pi-weighted labelled items
+            h, v = table.human[m, items], table.judge[j, m, items]
+            w = np.where(np.isfinite(h), 1.0 / table.label_prob[m, items], 0.0)
+            with np.errstate(invalid="ignore", divide="ignore"):  # NaN without both labels
+                se = np.sum(w * (h == 1) * v) / np.sum(w * (h == 1))
+                sp = np.sum(w * (h == 0) * (1 - v)) / np.sum(w * (h == 0))
+                rg = (v.mean() + sp - 1) / (se + sp - 1)
+            rows[m]["accuracy_rogan_gladen"] = float(rg)
+    if table.label_prob is not None:
+        for m in range(len(table.models)):
+            items = np.isfinite(table.judge[j, m])
+            rate = _stratified(
+                table,
+                table.human[m, items][None],
+                table.judge[j, m, items][None],
+                table.label_prob[m, items],
+                mc,
+            )[:, 1]
+            low, high = _interval(rate, confidence_level, alternative)
+            rows[m].update({name: float(rate.mean()), f"{name}_low": low, f"{name}_high": high})
+        return {"engine": STRATIFIED_ENGINE}
     labs = np.stack([c[0] for c in counts])
     unls = np.stack([c[1] for c in counts])
     exact = (
@@ -316,6 +391,23 @@ def _bayes_models(table, j, rows, method, confidence_level, alternative, judge_b
             {name: float(rate[:, m].mean()), f"{name}_low": low[m], f"{name}_high": high[m]}
         )
     return draws["info"]
+
+
+STRATIFIED_ENGINE = "stratified by inclusion probability, conjugate Dirichlet posterior"
+
+
+def _stratified(table, y, verdicts, prob, mc):
+    """Draws of the true-outcome cells, stratified by the inclusion probabilities."""
+    from bayesnoise.conjugate.judge import stratified_posterior
+
+    strata = np.unique(prob)
+    if strata.size > MAX_STRATA:
+        raise DataError(
+            f"{table.source}: label_prob takes {strata.size} distinct values; method='bayes' "
+            f"stratifies by them (at most {MAX_STRATA}): round them to the design's strata, "
+            "or use method='frequentist' (weighted PPI++)"
+        )
+    return stratified_posterior(y, verdicts, prob, draws=mc["draws"] * mc["chains"], rng=mc["rng"])
 
 
 def _sample(labs, unls, share, method, mc):
@@ -356,6 +448,29 @@ def _sample(labs, unls, share, method, mc):
 def _bayes_pairs(table, j, rows, method, confidence_level, alternative, judge_bias, mc):
     from bayesnoise.conjugate.judge import pattern_counts
 
+    if table.label_prob is not None:
+        suffix = "_mcmc" if method == "mcmc" else ""
+        for i, (a, b) in enumerate(_pairs(table.models)):
+            items = np.isfinite(table.judge[j, a]) & np.isfinite(table.judge[j, b])
+            prob = _pair_prob(table, a, b, items)
+            cell = _stratified(
+                table,
+                table.human[[a, b]][:, items],
+                table.judge[j, [a, b]][:, items],
+                prob[items],
+                mc,
+            )
+            diff = cell[:, 1] - cell[:, 2]
+            low, high = _interval(diff, confidence_level, alternative)
+            rows[i].update(
+                {
+                    f"difference_corrected{suffix}": float(diff.mean()),
+                    f"difference_corrected{suffix}_low": float(low),
+                    f"difference_corrected{suffix}_high": float(high),
+                    f"prob_a_better_corrected{suffix}": float((diff > 0).mean()),
+                }
+            )
+        return {"engine": STRATIFIED_ENGINE}
     labs, unls = [], []
     for a, b in _pairs(table.models):
         items = np.isfinite(table.judge[j, a]) & np.isfinite(table.judge[j, b])
@@ -392,6 +507,7 @@ def judge(
     alternative="two-sided",
     power_tuning=True,
     judge_bias="per-model",
+    label_prob_col=None,
     draws=2000,
     tune=1000,
     chains=4,
@@ -432,6 +548,13 @@ def judge(
     judge_bias : {"per-model", "shared"}, default "per-model"
         Bayes: the judge's sensitivity and specificity differ per model, or are one pair for
         every model (more precise, biased when the judge favours some models).
+    label_prob_col : str, optional
+        Column giving each item's probability of having been chosen for a human label, in
+        (0, 1], on every row (found on its own when named ``label_prob``). Labels drawn with
+        known unequal probabilities (hard questions more often, or by the judge's verdict):
+        PPI++ weights them by ``1 / pi`` (``ppi_py``'s ``w=``), ``method="bayes"`` stratifies
+        the model by the probability (the design-consistent likelihood; at most 20 distinct
+        values). Pairs need one probability per question.
     draws, tune, chains : int
         Posterior draws per chain, burn-in, chains (Gibbs sampler and PyMC).
     rng : int or numpy.random.Generator, default 0
@@ -453,7 +576,18 @@ def judge(
     """
     opts = _check_options(method, by, judge_bias, alternative, confidence_level, read)
     level = float(confidence_level)
-    table = _read_table(data, judge_col, human_col, human, opts)
+    table = _read_table(data, judge_col, human_col, human, opts, label_prob_col)
+    if table.label_prob is not None and method == "mcmc":
+        raise DataError(
+            f"{table.source}: method='mcmc' does not take inclusion probabilities "
+            f"(label_prob column {table.columns['label_prob']!r}); use method='bayes' (stratified, "
+            "exact draws) or method='frequentist' (weighted PPI++)"
+        )
+    if table.label_prob is not None and method == "bayes" and judge_bias != "per-model":
+        raise DataError(
+            f"{table.source}: judge_bias={judge_bias!r} does not apply with inclusion "
+            "probabilities (the stratified model has its own judge rates per stratum); drop it"
+        )
     if by == "pair" and len(table.models) < 2:
         raise DataError(f"{table.source}: by='pair' needs two models or more")
     checks = _labelled_checks(table)
@@ -491,7 +625,9 @@ def judge(
             "source": table.source,
             "judges": list(table.judges),
             "method": method,
-            "note": RANDOM_NOTE,
+            "note": RANDOM_NOTE
+            if table.label_prob is None
+            else WEIGHTED_NOTE.format(col=table.columns["label_prob"]),
             "p_labelled_share": checks["p_share"],
             "p_labelled_judge_mean": checks["p_judge_mean"],
             **({"posterior": info["engine"]} if info else {}),
@@ -500,7 +636,7 @@ def judge(
     return out
 
 
-def _read_table(data, judge_col, human_col, human, opts):
+def _read_table(data, judge_col, human_col, human, opts, label_prob_col=None):
     """The judge table of ``data`` (the read options checked by :func:`_check_options`),
     restricted to ``opts["models"]`` when given."""
     from bayesnoise.io.judge import read_judge
@@ -512,6 +648,7 @@ def _read_table(data, judge_col, human_col, human, opts):
         human=human,
         model_col=opts["model_col"],
         question_col=opts["question_col"],
+        label_prob_col=label_prob_col,
     )
     return _select(table, opts["models"]) if opts["models"] else table
 
@@ -527,5 +664,7 @@ def _select(table, models):
     idx = [table.models.index(m) for m in names]
     table.judge = table.judge[:, idx]
     table.human = table.human[idx]
+    if table.label_prob is not None:
+        table.label_prob = table.label_prob[idx]
     table.models = names
     return table
