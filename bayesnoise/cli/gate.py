@@ -164,6 +164,12 @@ def register(sub) -> None:
     )
     g.add_argument("--human-col", metavar="NAME", help="human-label column (default human)")
     g.add_argument("--human", metavar="FILE", help="human labels in a second table")
+    g.add_argument(
+        "--label-prob-col",
+        metavar="NAME",
+        help="each question's probability of being chosen for a human label (default "
+        "label_prob when present)",
+    )
 
     p = _parser(
         sub,
@@ -282,3 +288,9 @@ def register(sub) -> None:
     g.add_argument("--judge-col", action="append", metavar="NAME", help="judge-score column")
     g.add_argument("--human-col", metavar="NAME", help="human-label column (default human)")
     g.add_argument("--human", metavar="FILE", help="human labels in a second table")
+    g.add_argument(
+        "--label-prob-col",
+        metavar="NAME",
+        help="each question's probability of being chosen for a human label (default "
+        "label_prob when present)",
+    )

@@ -54,6 +54,12 @@ def register(sub) -> None:
         metavar="FILE",
         help="human labels in a second table (model, question, label)",
     )
+    g.add_argument(
+        "--label-prob-col",
+        metavar="NAME",
+        help="each item's probability of being chosen for a human label (default label_prob "
+        "when present): PPI++ weighted by 1/p, bayes stratified by it",
+    )
     p.add_argument(
         "--method",
         choices=("frequentist", "bayes", "mcmc"),

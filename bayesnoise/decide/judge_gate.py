@@ -64,6 +64,7 @@ def judge_gate(
     method: str = "frequentist",
     n_resamples: int = 4000,
     rng=0,
+    label_prob=None,
     baseline: str = "baseline",
     candidate: str = "candidate",
     name: str = "benchmark",
@@ -87,6 +88,10 @@ def judge_gate(
         Posterior draws (bayes): 4 chains of ``n_resamples // 4`` after 1,000 warm-up steps.
     rng : int or numpy.random.Generator, default 0
         Seed of the posterior sampler (bayes).
+    label_prob : array_like, shape (Q,), optional
+        Each question's probability of being labelled for both models: PPI++ weights the
+        labelled questions by ``1 / pi`` (the others by ``1 / (1 - pi)``), bayes stratifies
+        the pair's model by ``pi`` (:func:`bayesnoise.conjugate.judge.stratified_posterior`).
     baseline, candidate, name : str
         Names in the verdict, the JSON and the ``benchmark`` column.
 
@@ -113,7 +118,12 @@ def judge_gate(
     >>> bool(abs(res.pvalue - float(p[0])) < 1e-12)
     True
     """
-    from bayesnoise.frequentist.ppi import ppi_mean, ppi_paired_difference, z_interval
+    from bayesnoise.frequentist.ppi import (
+        inclusion_weights,
+        ppi_mean,
+        ppi_paired_difference,
+        z_interval,
+    )
 
     if method not in ("frequentist", "bayes"):
         raise ValueError(f"method must be 'frequentist' or 'bayes', got {method!r}")
@@ -125,14 +135,25 @@ def judge_gate(
         human_baseline, human_candidate, judge_baseline, judge_candidate
     )
     r = ppi_paired_difference(
-        hc, hb, jc, jb, confidence_level=1.0 - alpha, alternative="less", null=-margin
+        hc,
+        hb,
+        jc,
+        jb,
+        label_prob=label_prob,
+        confidence_level=1.0 - alpha,
+        alternative="less",
+        null=-margin,
     )
     low, high = z_interval(r.estimate, r.se, 1.0 - 2.0 * alpha, "two-sided")
     degenerate = not r.se > 0
     accuracies = []
     for h, j in ((hb, jb), (hc, jc)):
         m_lab = items & np.isfinite(h)
-        accuracies.append(ppi_mean(h[m_lab], j[m_lab], j[items & ~m_lab]).estimate)
+        w = (None, None)
+        if label_prob is not None:
+            w = inclusion_weights(np.asarray(label_prob, float)[items], m_lab[items])
+        est = ppi_mean(h[m_lab], j[m_lab], j[items & ~m_lab], w=w[0], w_unlabelled=w[1])
+        accuracies.append(est.estimate)
     row = {
         "questions": int(items.sum()),
         "change": r.estimate,
@@ -153,7 +174,7 @@ def judge_gate(
         "discordant_labelled": int(np.count_nonzero(hc[lab] != hb[lab])),
     }
     if method == "bayes":
-        row.update(_bayes_row(hb, hc, jb, jc, items, margin, alpha, n_resamples, rng))
+        row.update(_bayes_row(hb, hc, jb, jc, items, margin, alpha, n_resamples, rng, label_prob))
     res = _result(
         [row],
         [name],
@@ -176,8 +197,12 @@ def judge_gate(
     return res
 
 
-def _bayes_row(hb, hc, jb, jc, items, margin, alpha, n_resamples, rng) -> dict:
-    from bayesnoise.conjugate.judge import misclassification_posterior, pattern_counts
+def _bayes_row(hb, hc, jb, jc, items, margin, alpha, n_resamples, rng, label_prob=None) -> dict:
+    from bayesnoise.conjugate.judge import (
+        misclassification_posterior,
+        pattern_counts,
+        stratified_posterior,
+    )
 
     from .regression_tests import _p_no_regression
 
@@ -187,6 +212,24 @@ def _bayes_row(hb, hc, jb, jc, items, margin, alpha, n_resamples, rng) -> dict:
             "the misclassification model needs 0/1 judge verdicts; got graded scores "
             "(threshold them, or use method='frequentist')"
         )
+    if label_prob is not None:
+        cell = stratified_posterior(
+            np.stack([hc, hb])[:, items],
+            verdicts,
+            np.asarray(label_prob, float)[items],
+            draws=max(int(n_resamples), 200),
+            rng=rng,
+        )
+        delta = cell[:, 1] - cell[:, 2]
+        low, high = np.quantile(delta, [alpha, 1.0 - alpha])
+        return {
+            "change_bayes": float(delta.mean()),
+            "change_bayes_low": float(low),
+            "change_bayes_high": float(high),
+            "prob_no_regression": _p_no_regression(delta, margin),
+            "draws": delta,
+            "acceptance": float("nan"),
+        }
     # slot 0 = candidate, slot 1 = baseline: cell 1 = candidate right & baseline wrong
     lab, unl = pattern_counts(np.stack([hc, hb])[:, items], verdicts)
     chains = 4

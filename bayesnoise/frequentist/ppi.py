@@ -366,6 +366,7 @@ def human_labels_for_se(
     *,
     items: int | None = None,
     power_tuning: bool = True,
+    w=None,
 ) -> dict[str, float]:
     """How many human labels a PPI (or PPI++) mean needs to reach ``target_se``.
 
@@ -373,7 +374,10 @@ def human_labels_for_se(
     (default: the pilot's), ``n`` labelled among them, the SE is
     ``sqrt(var(y - lam yhat) / n + lam^2 var(yhat) / (items - n))`` at the best ``lam`` in [0, 1]
     for that n (PPI++) or ``lam = 1`` (PPI); the smallest whole ``n`` that reaches the target.
-    Beside it, the labels a human-only mean needs, ``var(y) / target_se^2``.
+    Beside it, the labels a human-only mean needs, ``var(y) / target_se^2``. A pilot whose
+    labels were drawn with unequal probabilities gives ``w = 1 / pi``: ``var y`` and the
+    covariance are then weighted (``numpy.cov``'s ``aweights``), the plan is for a simple
+    random subset.
 
     Returns
     -------
@@ -396,9 +400,10 @@ def human_labels_for_se(
     if not target_se > 0:
         raise ValueError(f"target_se must be > 0, got {target_se}")
     total = int(items) if items is not None else y.size + yu.size
-    vy = np.var(y, ddof=1)
+    cov = np.cov(y, yhat, aweights=None if w is None else np.asarray(w, float))
+    vy = cov[0, 0]
     vh = np.var(np.concatenate([yhat, yu]), ddof=1)
-    c = np.cov(y, yhat)[0, 1]
+    c = cov[0, 1]
     n = np.arange(2, total, dtype=float)
     rest = total - n
     if power_tuning and vh > 0:

@@ -79,6 +79,7 @@ def check_judged(
     judge_col,
     human_col,
     human,
+    label_prob_col=None,
 ):
     """The judge-graded :func:`bayesnoise.check` (its docs); ``read`` already checked."""
     from bayesnoise.decide.judge_gate import FEW_LABELLED_DISCORDANT, judge_gate
@@ -99,6 +100,7 @@ def check_judged(
         human=human,
         model_col=read["model_col"],
         question_col=read["question_col"],
+        label_prob_col=label_prob_col,
     )
     name = table.source
     if len(table.judges) > 1:
@@ -143,7 +145,21 @@ def check_judged(
             f"{candidate!r} and {int((items & ~both).sum())} are not; the paired correction "
             "needs >= 2 and >= 1 (label the same random questions for both models)"
         )
-    checks = _labelled_checks(table, idx, name)
+    prob = None
+    if table.label_prob is not None:
+        pb, pc = table.label_prob[idx[0]], table.label_prob[idx[1]]
+        differ = items & (pb != pc)
+        if differ.any():
+            q = int(np.flatnonzero(differ)[0])
+            raise DataError(
+                f"{name}: question {table.questions[q]!r} has label_prob {pb[q]:g} for "
+                f"{baseline!r} and {pc[q]:g} for {candidate!r}; give each question's "
+                "probability of being labelled for both models (one value per question)"
+            )
+        prob = pb
+        checks = {"p_share": float("nan"), "p_judge_mean": float("nan")}
+    else:
+        checks = _labelled_checks(table, idx, name)
     try:
         res = judge_gate(
             hb,
@@ -155,6 +171,7 @@ def check_judged(
             method=method,
             n_resamples=n_resamples,
             rng=rng,
+            label_prob=prob,
             baseline=str(baseline),
             candidate=str(candidate),
             name=Path(name).name,

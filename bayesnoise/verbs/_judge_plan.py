@@ -25,6 +25,7 @@ def judge_plan(
     judge_col=None,
     human_col=None,
     human=None,
+    label_prob_col=None,
     power_tuning=True,
     **read,
 ):
@@ -60,7 +61,7 @@ def judge_plan(
     if not float(target_se) > 0:
         raise DataError(f"target_se must be > 0, got {target_se}")
     opts = _check_options("frequentist", "model", "per-model", "two-sided", 0.95, read)
-    table = _read_table(data, judge_col, human_col, human, opts)
+    table = _read_table(data, judge_col, human_col, human, opts, label_prob_col)
     rows = []
     for m, model in enumerate(table.models):
         scores = table.judge[0, m]
@@ -77,6 +78,7 @@ def judge_plan(
             scores[items & ~lab],
             float(target_se),
             power_tuning=power_tuning,
+            w=None if table.label_prob is None else 1.0 / table.label_prob[m, lab],
         )
         rows.append(
             {

@@ -158,6 +158,7 @@ def check(
     judge_col=None,
     human_col=None,
     human=None,
+    label_prob_col=None,
     progress=True,
     **read,
 ):
@@ -225,6 +226,9 @@ def check(
         Human-label column (default ``human``).
     human : path or DataFrame, optional
         The human labels in a second table keyed by model and question.
+    label_prob_col : str, optional
+        Judge-graded: the column of each question's probability of being chosen for a human
+        label (default ``label_prob`` when present), as in :func:`bayesnoise.judge`.
     progress : bool, default True
         Progress display on standard error while reading.
     {read}
@@ -265,7 +269,7 @@ def check(
     margin, alpha = _check_margin(margin), _check_alpha(alpha)
     check_value("check", "method", method, METHODS)
     read = check_read_options(read, "check")
-    if judged(judge_col, human_col, human):
+    if judged(judge_col, human_col, human) or label_prob_col is not None:
         return check_judged(
             data,
             baseline=baseline,
@@ -279,6 +283,7 @@ def check(
             judge_col=judge_col,
             human_col=human_col,
             human=human,
+            label_prob_col=label_prob_col,
         )
     files = list(data) if isinstance(data, list | tuple) else [data]
     named = baseline is not None and candidate is not None

@@ -69,6 +69,7 @@ def plan(
     judge_col=None,
     human_col=None,
     human=None,
+    label_prob_col=None,
     progress=True,
     **read,
 ):
@@ -142,6 +143,9 @@ def plan(
     judge_col, human_col, human : optional
         The judge-graded pilot's columns or human labels, as in :func:`judge` (with
         ``human_cost``).
+    label_prob_col : str, optional
+        The judge-graded pilot's inclusion-probability column, as in :func:`judge`: its
+        variances are then 1/p-weighted (the plan is for a simple random subset to buy).
     human_cost : float, optional
         A judge-graded pilot (``judge_col``, ``human_col`` or ``human`` as in
         :func:`judge`): instead, per model, how many human labels reach ``target_se`` for the
@@ -194,6 +198,7 @@ def plan(
             judge_col=judge_col,
             human_col=human_col,
             human=human,
+            label_prob_col=label_prob_col,
             **read,
         )
     from bayesnoise.decide.plan import optimal_design
