@@ -16,9 +16,9 @@ Designs (seeded; R replicates per cell):
 
 The truth is the population accuracy (0.3 hard + 0.7 easy). "before": ppi_py's unweighted
 PPI++ (what ``judge`` printed), the unweighted exact misclassification posterior, and the
-per-model judge-mean check; "after": ``bn.judge`` with ``label_prob_col``
-(inverse-probability weighted PPI++, the stratified Bayes posterior) and the check with its
-question-level test. Run::
+per-model judge-mean check; "after": what ``bn.judge`` with ``label_prob_col`` computes
+(inverse-probability weighted PPI++ with the rectifier's SE floor, the stratified Bayes
+posterior, called directly for speed) and the check with its question-level test. Run::
 
     nice -n 10 python -m studies.judge_weights --replicates 300
 
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -68,7 +67,7 @@ def _draw(rng, design):
     return y, j, lab, pi, truth
 
 
-def _frame(y, j, lab, pi):
+def _unused_frame(y, j, lab, pi):
     k = y.shape[0]
     return pd.DataFrame(
         {
@@ -90,37 +89,30 @@ def _old_check(lab, j):
     return min(1.0, min(ps) * len(ps))
 
 
-def run(design, replicates, seed):
+def run(design, replicates, seed, bayes=True):
     import ppi_py
 
-    import bayesnoise as bn
-    from bayesnoise.conjugate.judge import rate_posterior_exact
-    from bayesnoise.frequentist.ppi import labelling_checks
+    from bayesnoise.conjugate.judge import rate_posterior_exact, stratified_posterior
+    from bayesnoise.frequentist.ppi import (
+        inclusion_weights,
+        labelling_checks,
+        ppi_mean,
+        ppi_paired_difference,
+    )
 
     rng = np.random.default_rng(seed)
     rows = []
     for r in range(replicates):
         y, j, lab, pi, truth = _draw(rng, design)
         k = y.shape[0]
-        df = _frame(y, j, lab, pi)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            freq = bn.judge(df, label_prob_col="label_prob")
-            bay = bn.judge(df, label_prob_col="label_prob", method="bayes", draws=1000, chains=2)
-            pair = bn.judge(df, label_prob_col="label_prob", by="pair") if k > 1 else None
+        w, wu = inclusion_weights(pi, lab)
         checks = labelling_checks(np.broadcast_to(lab, j.shape), j)
         for m in range(k):
             yl, jl, ju = y[m, lab], j[m, lab], j[m, ~lab]
             lo, hi = (float(np.squeeze(x)) for x in ppi_py.ppi_mean_ci(yl, jl, ju, alpha=0.05))
             est = float(np.squeeze(ppi_py.ppi_mean_pointestimate(yl, jl, ju)))
-            tp = int(((yl == 1) & (jl == 1)).sum())
-            fn = int(((yl == 1) & (jl == 0)).sum())
-            fp = int(((yl == 0) & (jl == 1)).sum())
-            tn = int(((yl == 0) & (jl == 0)).sum())
-            post = rate_posterior_exact(tp, fn, fp, tn, int(ju.sum()), int((1 - ju).sum()))
-            blo, bhi = post.interval(0.95)
-            f = freq.isel(model=m)
-            b = bay.isel(model=m)
+            after = ppi_mean(yl, jl, ju, w=w, w_unlabelled=wu)
+            human = ppi_mean(yl, jl, ju, lam=0.0, w=w, w_unlabelled=wu)
             t = truth[m]
             row = {
                 "design": design,
@@ -131,30 +123,39 @@ def run(design, replicates, seed):
                 "all_labels_same": bool(np.all(yl == yl[0])),
                 "ppi_before_est": est,
                 "ppi_before_cover": lo <= t <= hi,
-                "ppi_before_width": hi - lo,
-                "ppi_after_est": float(f["accuracy_ppi"]),
-                "ppi_after_cover": float(f["accuracy_ppi_low"])
-                <= t
-                <= float(f["accuracy_ppi_high"]),
-                "ppi_after_width": float(f["accuracy_ppi_high"] - f["accuracy_ppi_low"]),
-                "human_after_cover": float(f["accuracy_human_low"])
-                <= t
-                <= float(f["accuracy_human_high"]),
-                "bayes_before_est": post.mean,
-                "bayes_before_cover": blo <= t <= bhi,
-                "bayes_after_est": float(b["accuracy_corrected"]),
-                "bayes_after_cover": float(b["accuracy_corrected_low"])
-                <= t
-                <= float(b["accuracy_corrected_high"]),
+                "ppi_after_est": after.estimate,
+                "ppi_after_cover": after.low <= t <= after.high,
+                "human_after_cover": human.low <= t <= human.high,
                 "check_before": _old_check(lab, j) < 0.01 if k > 1 else np.nan,
                 "check_after": checks["p_judge_mean"] < 0.01 if k > 1 else np.nan,
             }
-            if pair is not None and m < k - 1:
-                pr = pair.isel(pair=m)  # pairs (0, 1), (0, 2): m0 - m{m+1}
-                td = truth[0] - truth[m + 1]
-                row["pair_after_cover"] = (
-                    float(pr["difference_ppi_low"]) <= td <= float(pr["difference_ppi_high"])
+            if bayes:
+                tp = int(((yl == 1) & (jl == 1)).sum())
+                fn = int(((yl == 1) & (jl == 0)).sum())
+                fp = int(((yl == 0) & (jl == 1)).sum())
+                tn = int(((yl == 0) & (jl == 0)).sum())
+                post = rate_posterior_exact(tp, fn, fp, tn, int(ju.sum()), int((1 - ju).sum()))
+                blo, bhi = post.interval(0.95)
+                draws = stratified_posterior(
+                    np.where(lab, y[m], np.nan)[None], j[m][None], pi, draws=2000, rng=rng
+                )[:, 1]
+                alo, ahi = np.quantile(draws, [0.025, 0.975])
+                row.update(
+                    bayes_before_est=post.mean,
+                    bayes_before_cover=blo <= t <= bhi,
+                    bayes_after_est=float(draws.mean()),
+                    bayes_after_cover=alo <= t <= ahi,
                 )
+            if k > 1 and m < k - 1:  # pairs m0 - m1, m0 - m2
+                pr = ppi_paired_difference(
+                    np.where(lab, y[0], np.nan),
+                    np.where(lab, y[m + 1], np.nan),
+                    j[0],
+                    j[m + 1],
+                    label_prob=pi,
+                )
+                td = truth[0] - truth[m + 1]
+                row["pair_after_cover"] = pr.low <= td <= pr.high
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -178,7 +179,8 @@ def summarise(df):
             if col in g and g[col].notna().any():
                 rec[col] = float(g[col].dropna().astype(float).mean())
         for est in ("ppi_before", "ppi_after", "bayes_before", "bayes_after"):
-            rec[f"{est}_bias"] = float((g[f"{est}_est"] - g["truth"]).mean())
+            if f"{est}_est" in g:
+                rec[f"{est}_bias"] = float((g[f"{est}_est"] - g["truth"]).mean())
         rec["mcse_095"] = float(np.sqrt(0.95 * 0.05 / n))
         out.append(rec)
     return pd.DataFrame(out)
