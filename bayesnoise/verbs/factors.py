@@ -372,7 +372,9 @@ def noises(
     if pair:
         from ._factor_tables import pair_verdict
 
-        frame = pd.DataFrame(rows).assign(model_a=[a for a, _ in keys], model_b=[b for _, b in keys])
+        frame = pd.DataFrame(rows).assign(
+            model_a=[a for a, _ in keys], model_b=[b for _, b in keys]
+        )
         out.attrs["verdict"] = pair_verdict(frame, pair, level)
     return out
 

@@ -495,7 +495,7 @@ def judge(
         out["judge"].attrs.update({"long_name": "judge", "description": "judge name"})
         out.attrs["columns"] = ["judge", *results[0].attrs["columns"]]
     if pair:
-        out.attrs["verdict"] = _pair_verdicts(results, table.judges, method, level, alternative)
+        out.attrs["verdict"] = _pair_verdicts(results, table.judges, method, alternative, level)
     out.attrs.update(
         {
             "source": table.source,
@@ -522,7 +522,7 @@ def _pair_table(table, pair, by):
     return _select(table, names)
 
 
-def _pair_verdicts(results, judges, method, level, alternative) -> str:
+def _pair_verdicts(results, judges, method, alternative, confidence_level) -> str:
     """The sentence on the one pair, per judge (prefixed with its name when several)."""
     from bayesnoise.decide.verdicts import judge_sentence
 
@@ -530,7 +530,9 @@ def _pair_verdicts(results, judges, method, level, alternative) -> str:
     for name, res in zip(judges, results, strict=True):
         row = {k: res[k].values[0] for k in res.data_vars}
         row.update(model_a=res["model_a"].values[0], model_b=res["model_b"].values[0])
-        text = judge_sentence(row, method=method, confidence_level=level, alternative=alternative)
+        text = judge_sentence(
+            row, method=method, confidence_level=confidence_level, alternative=alternative
+        )
         lines.append(text if len(results) == 1 else f"{name}: {text}")
     return "\n".join(lines)
 
