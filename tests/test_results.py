@@ -220,12 +220,18 @@ def test_one_pair_gets_one_sentence_in_checks_words(capsys):
     r = _quiet(bn.pairs, CRUX, pair=("phind", "codellama-13b"))
     text = r.attrs["verdict"]
     assert ref.pvalue < 0.05  # so the sentence may say "better"
-    assert text.startswith(f"phind scores {d.mean():.3f} higher than codellama-13b [")
+    assert text.startswith(
+        f"phind scores {d.mean():.3f} higher than codellama-13b: phind - codellama-13b = "
+        f"{d.mean():.3f} ["
+    )
     assert text.endswith(
         f"(95% interval), p = {ref.pvalue:.3f} (two-sided paired t): phind is better"
     )
     flipped = _quiet(bn.pairs, CRUX, pair=("codellama-13b", "phind")).attrs["verdict"]
-    assert flipped.startswith(f"codellama-13b scores {d.mean():.3f} lower than phind [")
+    assert flipped.startswith(
+        f"codellama-13b scores {d.mean():.3f} lower than phind: codellama-13b - phind = "
+        f"{-d.mean():.3f} ["
+    )
     assert flipped.endswith(": codellama-13b is worse")
     # a gap the test does not show is described, never called better or worse
     close = ("codellama-34b", "phind")

@@ -9,7 +9,7 @@ from pathlib import Path
 from bayesnoise import verbs
 from bayesnoise.reporting import render
 
-from ._options import COLUMNS_HELP, add_level, input_parent, output_parent
+from ._options import COLUMNS_HELP, add_level, add_pair, input_parent, output_parent
 
 _SKIP = {"subcommand", "run", "verb", "shows", "format", "output", "file"}
 
@@ -19,6 +19,8 @@ def _run(args, fmt):
     result = verbs.judge(args.file, **kw)
     a = result.attrs
     print(f"note: {a['note']}", file=sys.stderr)
+    if isinstance(a.get("verdict"), str):  # one pair: its sentence, beside the table
+        print(a["verdict"], file=sys.stderr)
     return render(verbs.tidy(result), fmt), 0
 
 
@@ -68,6 +70,7 @@ def register(sub) -> None:
         "in PyMC (mcmc)",
     )
     p.add_argument("--by", choices=("model", "pair"), default="model", help="per model or per pair")
+    add_pair(p, "with --by pair: only the pair A - B, and a one-line verdict on it")
     add_level(p, "interval level (default 0.95)")
     p.set_defaults(confidence_level=0.95)
     p.add_argument(

@@ -7,7 +7,15 @@ import argparse
 
 from bayesnoise import verbs
 
-from ._options import COLUMNS_HELP, add_level, add_renamed, add_rng, input_parent, output_parent
+from ._options import (
+    COLUMNS_HELP,
+    add_level,
+    add_pair,
+    add_renamed,
+    add_rng,
+    input_parent,
+    output_parent,
+)
 
 TEXT = (
     "per model (or pair): accuracy over prompt templates and its noise split into question, "
@@ -33,6 +41,7 @@ def register(sub) -> None:
         help="per model, or per pair of models (paired differences)",
     )
     add_renamed(p, "--pairs", "--by pair")
+    add_pair(p, "with --by pair: only the pair A - B, and a one-line verdict on it")
     add_level(p, "interval level (default 0.95)", default=0.95)
     p.add_argument("--method", choices=verbs.factors.METHODS, default="frequentist")
     p.add_argument("--draws", type=int, default=1000, help="MCMC draws per chain")

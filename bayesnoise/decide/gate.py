@@ -76,7 +76,7 @@ from .regression_tests import (
     margin_interval,
     paired_regression_test,
 )
-from .verdicts import _p_text
+from .verdicts import _p_text, difference_words
 
 __all__ = ["GateResult", "gate"]
 
@@ -128,23 +128,20 @@ def _outcome(low, regression, margin) -> str:
 def _line(
     change, low, high, confidence_level, evidence, outcome, *, all_zero=False, questions=0
 ) -> str:
-    if np.isnan(low) or np.isnan(high):
-        interval = "no interval from so few differences"
-    elif change < 0:
-        interval = f"[{-high:.3f}, {-low:.3f}] ({confidence_level:.0%} interval)"
-    else:
-        interval = f"[{low:.3f}, {high:.3f}] ({confidence_level:.0%} interval)"
+    # the interval of candidate - baseline, as the row's change_low/high (never flipped)
+    level = f"{confidence_level:.0%} interval"
     if all_zero:
+        interval = (
+            "no interval from so few differences"
+            if np.isnan(low) or np.isnan(high)
+            else f"[{low:.3f}, {high:.3f}] ({level})"
+        )
         text = (
             f"no difference observed: candidate and baseline score the same on all "
             f"{questions} questions; difference {interval}"
         )
-    elif change < 0:
-        text = f"candidate scores {-change:.3f} lower than baseline {interval}"
-    elif change > 0:
-        text = f"candidate scores {change:.3f} higher than baseline {interval}"
     else:
-        text = f"candidate and baseline are level on average: 0.000 {interval}"
+        text = difference_words("candidate", "baseline", change, low, high, level)
     return f"{text}, {evidence}: {outcome}"
 
 

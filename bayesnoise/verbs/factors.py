@@ -5,13 +5,14 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
 from bayesnoise._common import one_line, see_warnings
 from bayesnoise.data import MODEL, QUESTION, DataError, attr, factor_dims
 from bayesnoise.frequentist.crossed import ZERO_VARIANCE
 
-from ._inputs import check_value, dataset, fill_docs, interval_level
+from ._inputs import check_value, dataset, fill_docs, interval_level, select_pair
 from ._result import _attrs
 
 __all__ = ["noises", "template_accuracies"]
@@ -239,6 +240,7 @@ def noises(
     factors=None,
     by="model",
     confidence_level=0.95,
+    pair=None,
     method="frequentist",
     draws=1000,
     tune=1000,
@@ -271,6 +273,10 @@ def noises(
         template part is then the model x template interaction).
     confidence_level : float, default 0.95
         Level of the intervals.
+    pair : (str, str), optional
+        With ``by="pair"``: only the pair A - B, in that order, and (frequentist)
+        ``attrs["verdict"]``, one line in ``check``'s words on ``difference_templates`` with
+        the row's interval (as :func:`pairs` with factors).
     method : {{"frequentist", "mcmc"}}
         ``"mcmc"``: the crossed logit model in PyMC (:mod:`bayesnoise.mcmc.crossed`; 0/1
         scores): posterior means and equal-tailed intervals of the same two accuracies (and
@@ -310,6 +316,10 @@ def noises(
     level = interval_level("noises", confidence_level)
     np.random.default_rng(rng)  # checked here; used by the Bayesian method
     ds = dataset(data, progress=progress, factors_ok=True, factors=factors, **read)
+    if pair is not None and by != "pair":
+        raise DataError('pair= compares two models: use it with by="pair" (CLI: --by pair)')
+    if pair:
+        ds = select_pair(ds, pair)
     factor, replicates = _crossed_factor(ds, factors)
     correct, samples, sum_sq = _cells(ds, factor, replicates)
     if method == "mcmc":
@@ -358,7 +368,15 @@ def noises(
     warn_edges(fits, names, factor, "model(s)" if by == "model" else "pair(s)")
     if by == "pair":
         warn_unshared(names, shared_a, shared_b, factor)
-    return _result(rows, comps, keys, labels, by, factor, level)
+    out = _result(rows, comps, keys, labels, by, factor, level)
+    if pair:
+        from ._factor_tables import pair_verdict
+
+        frame = pd.DataFrame(rows).assign(
+            model_a=[a for a, _ in keys], model_b=[b for _, b in keys]
+        )
+        out.attrs["verdict"] = pair_verdict(frame, pair, level)
+    return out
 
 
 def _result(

@@ -262,7 +262,7 @@ def check(
     >>> res.attrs["regression"], res.attrs["exit_status"], res.sizes["benchmark"]
     (True, 1, 1)
     >>> print(res.attrs["verdict"])
-    candidate scores 0.028 lower than baseline [0.011, 0.045] (90% interval), p = 0.003: regression
+    candidate scores 0.028 lower than baseline: candidate - baseline = -0.028 [-0.045, -0.011] (90% interval), p = 0.003: regression
     """
     from bayesnoise.decide.gate import METHODS
 

@@ -504,6 +504,7 @@ def judge(
     method="frequentist",
     by="model",
     confidence_level=0.95,
+    pair=None,
     alternative="two-sided",
     power_tuning=True,
     judge_bias="per-model",
@@ -541,6 +542,11 @@ def judge(
         Each model's accuracy, or every pair's paired difference on shared questions
         (labelled where both models are).
     confidence_level : float, default 0.95
+    pair : (str, str), optional
+        With ``by="pair"``: only the pair A - B, in that order, and ``attrs["verdict"]``:
+        one line with the corrected difference A - B and the row's interval, and what it
+        shows (PPI++: the p-value; bayes / mcmc: ``prob_a_better_corrected`` read two-sided,
+        beyond ``1 - (1 - confidence_level) / 2`` either way), one line per judge.
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
         Sidedness of every interval and of ``p_value_ppi`` (H0: difference 0).
     power_tuning : bool, default True
@@ -588,6 +594,8 @@ def judge(
             f"{table.source}: judge_bias={judge_bias!r} does not apply with inclusion "
             "probabilities (the stratified model has its own judge rates per stratum); drop it"
         )
+    if pair is not None:
+        table = _pair_table(table, pair, by)
     if by == "pair" and len(table.models) < 2:
         raise DataError(f"{table.source}: by='pair' needs two models or more")
     checks = _labelled_checks(table)
@@ -620,6 +628,8 @@ def judge(
     if len(results) > 1:
         out["judge"].attrs.update({"long_name": "judge", "description": "judge name"})
         out.attrs["columns"] = ["judge", *results[0].attrs["columns"]]
+    if pair:
+        out.attrs["verdict"] = _pair_verdicts(results, table.judges, method, alternative, level)
     out.attrs.update(
         {
             "source": table.source,
@@ -634,6 +644,33 @@ def judge(
         }
     )
     return out
+
+
+def _pair_table(table, pair, by):
+    """The judge table of the two models of ``pair=(A, B)``, in that order."""
+    if by != "pair":
+        raise DataError('pair= compares two models: use it with by="pair" (CLI: --by pair)')
+    names = [str(n) for n in pair]
+    if len(names) != 2:
+        raise DataError(f"pair names two models, got {len(names)}: {names}")
+    if names[0] == names[1]:
+        raise DataError(f"pair names the same model twice ({names[0]!r}); give two models")
+    return _select(table, names)
+
+
+def _pair_verdicts(results, judges, method, alternative, confidence_level) -> str:
+    """The sentence on the one pair, per judge (prefixed with its name when several)."""
+    from bayesnoise.decide.verdicts import judge_sentence
+
+    lines = []
+    for name, res in zip(judges, results, strict=True):
+        row = {k: res[k].values[0] for k in res.data_vars}
+        row.update(model_a=res["model_a"].values[0], model_b=res["model_b"].values[0])
+        text = judge_sentence(
+            row, method=method, confidence_level=confidence_level, alternative=alternative
+        )
+        lines.append(text if len(results) == 1 else f"{name}: {text}")
+    return "\n".join(lines)
 
 
 def _read_table(data, judge_col, human_col, human, opts, label_prob_col=None):

@@ -65,7 +65,9 @@ def rate(
         or a DataFrame) or a dict model -> prior; other models take ``prior``.
     target : float, optional
         p0: adds ``prob_rate_above`` (posterior P(rate > p0)) and, beside it, the frequentist
-        test of H0: rate <= p0 (with ``alternative="greater"``).
+        test of H0: rate <= p0 (with ``alternative="greater"``); on one model (a one-model
+        file, or ``models=``) also ``attrs["verdict"]``: one line with the row's rate, its
+        credible interval, ``prob_rate_above`` and the test's p-value.
     confidence_level : float, default 0.95
         Level of the credible and frequentist intervals.
     by : {{"model", "pair"}}, default "model"
@@ -117,7 +119,14 @@ def rate(
         confidence_level=confidence_level,
         alternative=alternative,
     )
-    return to_result(df, "model")
+    out = to_result(df, "model")
+    if target is not None and len(df) == 1:  # one model against the target: its sentence
+        from bayesnoise.decide.verdicts import rate_sentence
+
+        row = df.iloc[0]
+        text = rate_sentence(row, confidence_level=confidence_level, alternative=alternative)
+        out.attrs["verdict"] = text
+    return out
 
 
 def parse_grid(grid) -> np.ndarray:

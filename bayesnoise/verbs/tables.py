@@ -99,9 +99,9 @@ def pairs(
         Add ``difference_low`` / ``difference_high`` (paired score interval, population).
     pair : (str, str), optional
         Only the pair A - B, in that order (a family of one: ``p_value_adjusted =
-        p_value``), and ``attrs["verdict"]``: one line in ``check``'s words, e.g. "A is
-        better than B by 0.031 [0.012, 0.050] (95% interval), p = 0.002 (two-sided paired
-        t)" (the interval at ``confidence_level``, 0.95 when None), or "no difference
+        p_value``), and ``attrs["verdict"]``: one line in ``check``'s words, e.g. "A
+        scores 0.031 higher than B: A - B = 0.031 [0.012, 0.050] (95% interval), p = 0.002
+        (two-sided paired t): A is better", the interval the row's, for A - B (the interval at ``confidence_level``, 0.95 when None), or "no difference
         observed" when every per-question difference is 0.
     adjust : {{"holm", "bh", "bonferroni", "none"}}, default "holm"
         ``p_value_adjusted`` over all pairs of the file, before ``max_difference`` filters rows.
@@ -145,7 +145,7 @@ def pairs(
     >>> r.sizes["pair"], str(r["model_a"].values[0]), bool((r["difference"] >= 0).all())
     (28, 'deepseek-instruct-6.7b', True)
     >>> print(bn.pairs(f, pair=("codellama-13b", "phind")).attrs["verdict"])
-    codellama-13b scores 0.028 lower than phind [0.008, 0.048] (95% interval), p = 0.006 (two-sided paired t): codellama-13b is worse
+    codellama-13b scores 0.028 lower than phind: codellama-13b - phind = -0.028 [-0.048, -0.008] (95% interval), p = 0.006 (two-sided paired t): codellama-13b is worse
     """
     from bayesnoise import frequentist
 
