@@ -7,11 +7,21 @@ import sys
 from pathlib import Path
 
 from bayesnoise import verbs
-from bayesnoise.reporting import render
 
+from ._call import show
 from ._options import COLUMNS_HELP, add_level, input_parent, output_parent
 
-_SKIP = {"subcommand", "run", "verb", "shows", "format", "output", "file"}
+_SKIP = {
+    "subcommand",
+    "run",
+    "verb",
+    "shows",
+    "format",
+    "output",
+    "file",
+    "all_rows",
+    "all_columns",
+}
 
 
 def _run(args, fmt):
@@ -19,7 +29,7 @@ def _run(args, fmt):
     result = verbs.judge(args.file, **kw)
     a = result.attrs
     print(f"note: {a['note']}", file=sys.stderr)
-    return render(verbs.tidy(result), fmt), 0
+    return show(result, fmt, args, "judge"), 0
 
 
 def register(sub) -> None:
