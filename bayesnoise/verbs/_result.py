@@ -122,8 +122,10 @@ def _attrs(name: str) -> dict:
 
 
 def tidy(result: xr.Dataset) -> pd.DataFrame:
-    """The tidy table of a verb's result: one row per model / pair / row, the columns the
-    command line prints, in its order.
+    """The tidy table of a verb's result: one row per model / pair / row, every column, in
+    the command's order: what ``--format csv`` writes (the text table prints the command's
+    main columns and first rows of it, and names the rest; one long table where the result
+    has several sets of dims, e.g. ``noises``' per-model and per-component variables).
 
     Parameters
     ----------
@@ -133,7 +135,7 @@ def tidy(result: xr.Dataset) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        The table the command prints.
+        The table ``--format csv`` writes.
 
     Examples
     --------
