@@ -21,7 +21,7 @@ from bayesnoise.cli._options import Renamed
 F = "examples/data/cruxeval_output_temp0.8.csv.gz"
 
 # Options that steer the command line itself (how the table is written), not the computation.
-CLI_ONLY = {"help", "format", "output", "dpi"}
+CLI_ONLY = {"help", "format", "output", "dpi", "all_rows", "all_columns"}
 # Keywords with no flag: none today. Add (verb, keyword) with a comment saying why a command
 # cannot take it (e.g. a Python object).
 PYTHON_ONLY: set[tuple[str, str]] = set()

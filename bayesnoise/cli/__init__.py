@@ -23,10 +23,10 @@ import numpy as np
 from bayesnoise import __version__
 from bayesnoise._common import OptionalDependencyError
 from bayesnoise.data import DataError
-from bayesnoise.reporting import format_for_path, render
+from bayesnoise.reporting import format_for_path
 
 from . import coverage, decide, figures, gate, judge, noises, quality, rate, tables
-from ._call import call
+from ._call import call, show
 
 COMMAND_MODULES = [tables, noises, rate, judge, decide, quality, coverage, gate, figures]
 
@@ -96,8 +96,12 @@ def main(argv: list[str] | None = None) -> int:
                 if hasattr(args, "run"):  # renders its own output, sets its status (cli.gate)
                     text, status = args.run(args, fmt or "table")
                 else:
-                    df = call(parser, args)
-                    text = df if df is None or isinstance(df, str) else render(df, fmt or "table")
+                    out = call(parser, args)
+                    text = (
+                        out
+                        if out is None or isinstance(out, str)
+                        else show(out, fmt or "table", args)
+                    )
                     status = 0
         except (DataError, OptionalDependencyError) as err:
             print(f"error: {err}", file=sys.stderr)

@@ -10,7 +10,10 @@ from bayesnoise import verbs
 from bayesnoise.data import DataError
 
 # parsed options that steer the command line itself, not the verb
-_CLI_ONLY = {"subcommand", "verb", "shows", "format", "output", "dpi", "kind"}
+_CLI_ONLY = {
+    *("subcommand", "verb", "shows", "format", "output", "dpi", "kind"),
+    *("all_rows", "all_columns"),
+}
 
 
 def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
@@ -71,20 +74,39 @@ def columns_text(table, width: int = 100) -> str:
     return "\n".join(lines)
 
 
+def show(result, fmt: str, args: argparse.Namespace, command: str | None = None) -> str:
+    """A verb's ``result`` as text in ``fmt``: CSV, TSV and JSON hold :func:`bayesnoise.tidy`'s
+    whole table; the text table is the command's default view (its main columns, the first
+    rows, :func:`bayesnoise.vocabulary.shown_columns`; ``--all-columns``, ``--all-rows``), one
+    table per set of dims (``noises``: per model, then per model and component), no line
+    wider than 120 characters."""
+    from bayesnoise.reporting import render
+    from bayesnoise.reporting.text import TABLE_ROWS
+    from bayesnoise.vocabulary import shown_columns
+
+    if fmt != "table":
+        return render(verbs.tidy(result), fmt)
+    columns = None if args.all_columns else shown_columns(command or args.subcommand)
+    rows = None if args.all_rows else TABLE_ROWS
+    tables = verbs.tidy_tables(result)
+    return "\n".join(render(t, "table", columns=columns, max_rows=rows) for t in tables)
+
+
 def call(parser: argparse.ArgumentParser, args: argparse.Namespace):
-    """Run the verb of ``args.subcommand``; return the table to print, or None."""
+    """Run the verb of ``args.subcommand``; return its result (an ``xarray.Dataset``, see
+    :func:`show`), the text to print, or None."""
     kw = {k: v for k, v in vars(args).items() if k not in _CLI_ONLY}
     if args.subcommand == "plot":
         _figure(parser, args, kw)
         return None
     if args.subcommand == "columns":
-        table = verbs.tidy(args.verb(command=kw.get("command")))
+        result = args.verb(command=kw.get("command"))
         fmt = args.format or ("table" if args.output is None else None)
         if fmt is None and args.output.suffix.lower() == ".txt":
             fmt = "table"
-        return columns_text(table) if fmt == "table" else table
+        return columns_text(verbs.tidy(result)) if fmt == "table" else result
     if args.subcommand == "reference":
-        return verbs.tidy(args.verb(kw.pop("benchmark"), **kw))
+        return args.verb(kw.pop("benchmark"), **kw)
     files = kw.pop("file")
     data = files[0] if len(files) == 1 else files
     if args.shows == "file":
@@ -100,4 +122,4 @@ def call(parser: argparse.ArgumentParser, args: argparse.Namespace):
             f"by one model, {a['tau_negative']} with tau < 0",
             file=sys.stderr,
         )
-    return verbs.tidy(result)
+    return result

@@ -147,6 +147,17 @@ def output_parent() -> argparse.ArgumentParser:
     g.add_argument(
         "-o", "--output", type=Path, help="write to this file instead of standard output"
     )
+    g.add_argument(
+        "--all-rows",
+        action="store_true",
+        help="table: print every row (default: the first 50, and a note saying how many were cut)",
+    )
+    g.add_argument(
+        "--all-columns",
+        action="store_true",
+        help="table: print every column (default: the command's main columns, the others named "
+        "below the table); CSV and JSON always hold every row and column",
+    )
     return p
 
 

@@ -15,6 +15,7 @@ import sys
 from bayesnoise import verbs
 from bayesnoise.reporting import render
 
+from ._call import show
 from ._options import (
     COLUMNS_HELP,
     FILE_HELP,
@@ -28,7 +29,7 @@ from ._options import (
 )
 
 # parsed options that are not the verb's keyword arguments
-_NOT_VERB = {"subcommand", "run", "format", "output", "file"}
+_NOT_VERB = {"subcommand", "run", "format", "output", "file", "all_rows", "all_columns"}
 
 CHECK_EPILOG = (
     "Exit status: 0 = no regression shown, 1 = regression shown (on a benchmark or the "
@@ -58,7 +59,8 @@ def _run_check(args, fmt):
         text = render(rows, fmt)
     else:
         several = len(rows) > 1
-        text = (render(rows, "table") + "\n" if several else "") + head["verdict"] + "\n"
+        table = show(result, "table", args, "check") + "\n" if several else ""
+        text = table + head["verdict"] + "\n"
     return text, head["exit_status"]
 
 
@@ -82,7 +84,7 @@ def _run_monitor(args, fmt):
     else:
         summary += f"; questions in {a['order']} order"
     print(summary, file=sys.stderr)
-    return render(verbs.tidy(result), fmt), 0
+    return show(result, fmt, args, "monitor"), 0
 
 
 def _run_plan(args, fmt):
@@ -101,7 +103,7 @@ def _run_plan(args, fmt):
         print(f"{result.attrs['target']}; cost = {result.attrs['cost']}", file=sys.stderr)
     if result.attrs.get("assumption"):
         print(f"assumption: {result.attrs['assumption']}", file=sys.stderr)
-    return render(verbs.tidy(result), fmt), 0
+    return show(result, fmt, args, "plan"), 0
 
 
 def _parser(sub, name, text, run, *, nargs="+"):

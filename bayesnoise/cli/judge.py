@@ -7,11 +7,21 @@ import sys
 from pathlib import Path
 
 from bayesnoise import verbs
-from bayesnoise.reporting import render
 
+from ._call import show
 from ._options import COLUMNS_HELP, add_level, add_pair, input_parent, output_parent
 
-_SKIP = {"subcommand", "run", "verb", "shows", "format", "output", "file"}
+_SKIP = {
+    "subcommand",
+    "run",
+    "verb",
+    "shows",
+    "format",
+    "output",
+    "file",
+    "all_rows",
+    "all_columns",
+}
 
 
 def _run(args, fmt):
@@ -21,7 +31,7 @@ def _run(args, fmt):
     print(f"note: {a['note']}", file=sys.stderr)
     if isinstance(a.get("verdict"), str):  # one pair: its sentence, beside the table
         print(a["verdict"], file=sys.stderr)
-    return render(verbs.tidy(result), fmt), 0
+    return show(result, fmt, args, "judge"), 0
 
 
 def register(sub) -> None:

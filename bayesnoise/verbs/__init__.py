@@ -10,7 +10,7 @@ table the command prints. The command line only parses, calls the verb and forma
 
 from . import _inputs, plot
 from ._inputs import READ_OPTIONS
-from ._result import tidy
+from ._result import tidy, tidy_tables  # tidy_tables: the CLI's printed tables
 from .coverage import coverage
 from .decision import decision_accuracy
 from .decisions import passk, power, ranks

@@ -122,8 +122,10 @@ def _attrs(name: str) -> dict:
 
 
 def tidy(result: xr.Dataset) -> pd.DataFrame:
-    """The tidy table of a verb's result: one row per model / pair / row, the columns the
-    command line prints, in its order.
+    """The tidy table of a verb's result: one row per model / pair / row, every column, in
+    the command's order: what ``--format csv`` writes (the text table prints the command's
+    main columns and first rows of it, and names the rest; one long table where the result
+    has several sets of dims, e.g. ``noises``' per-model and per-component variables).
 
     Parameters
     ----------
@@ -133,7 +135,7 @@ def tidy(result: xr.Dataset) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        The table the command prints.
+        The table ``--format csv`` writes.
 
     Examples
     --------
@@ -152,3 +154,35 @@ def tidy(result: xr.Dataset) -> pd.DataFrame:
         df = pd.DataFrame({c: result[c].to_numpy() for c in columns})
     df.attrs.update({k: v for k, v in result.attrs.items() if k != "columns"})
     return df
+
+
+def tidy_tables(result: xr.Dataset) -> list[pd.DataFrame]:
+    """The tables a command prints for ``result``: :func:`tidy`'s table when every variable
+    has the same dims, else one table per set of dims, in the order of the columns (e.g.
+    ``noises``: one row per model, then one row per model and variance component), each with
+    the coordinates of its dims as its key columns. :func:`tidy` keeps the one long table
+    (CSV, JSON).
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> r = xr.Dataset({"accuracy": ("model", [0.5]), "share": (("model", "part"), [[0.2, 0.8]])},
+    ...                coords={"model": ["a"], "part": ["x", "y"]})
+    >>> [list(t.columns) for t in tidy_tables(r)]
+    [['model', 'accuracy'], ['model', 'part', 'share']]
+    """
+    dims = {name: result[name].dims for name in result.data_vars}
+    if len(set(dims.values())) < 2:
+        return [tidy(result)]
+    columns = result.attrs.get("columns") or [*result.coords, *result.data_vars]
+    groups: dict[tuple, list[str]] = {}
+    for name in columns:
+        if name in dims:
+            groups.setdefault(dims[name], []).append(name)
+    tables = []
+    for group_dims, names in groups.items():
+        keys = [c for c in columns if c in result.coords and set(result[c].dims) <= set(group_dims)]
+        part = result[names]
+        part.attrs = {**result.attrs, "columns": [*keys, *names]}
+        tables.append(tidy(part))
+    return tables

@@ -23,7 +23,7 @@ Examples
 from __future__ import annotations
 
 from ._column import NONE, POPULATION, THESE, Column
-from ._commands import _COMMAND_COLUMNS
+from ._commands import _COMMAND_COLUMNS, _SHOWN
 from ._core import _ENTRIES as _CORE_ENTRIES
 from ._decisions import _DECISION_ENTRIES
 from ._factors import _FACTOR_ENTRIES
@@ -145,6 +145,27 @@ def command_rows(command: str | None = None) -> list[dict[str, str]]:
 def _rows_of(col: Column) -> list[dict[str, str]]:
     ends = [f"{col.name}_low", f"{col.name}_high"] if col.interval else []
     return [describe(n) for n in (col.name, *ends)]
+
+
+def shown_columns(command: str) -> tuple[str, ...] | None:
+    """The columns ``command`` prints by default in its text table, interval ends included;
+    None: every column (``--all-columns`` prints them all; CSV and JSON hold them all).
+
+    Examples
+    --------
+    >>> shown_columns("power")[:4]
+    ('model_a', 'model_b', 'difference', 'difference_low')
+    >>> shown_columns("noise") is None
+    True
+    """
+    if command not in _SHOWN:
+        return None
+    out = []
+    for name in _SHOWN[command]:
+        out.append(name)
+        if name in REGISTRY and REGISTRY[name].interval:
+            out += [f"{name}_low", f"{name}_high"]
+    return tuple(out)
 
 
 def registry_rows() -> list[dict[str, str]]:

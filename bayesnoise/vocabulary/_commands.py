@@ -137,3 +137,92 @@ _COMMAND_COLUMNS: dict[str, tuple[str, ...]] = {
         "prob_a_better_corrected_mcmc",
     ),
 }
+
+# The columns each command prints by default in its text table (``--all-columns`` prints
+# every column; CSV and JSON always hold every column, and so does ``bn.tidy``): chosen so
+# that the default table fits 120 characters on real files. A name stands for its
+# interval ends too (``difference``: ``difference_low``, ``difference_high``). A command not
+# listed prints every column. The table wraps what still does not fit into further blocks
+# (reporting.text.render); tests/test_table_width.py measures every command.
+_SHOWN: dict[str, tuple[str, ...]] = {
+    "pairs": (
+        *("model_a", "model_b", "difference", "se_difference", "z", "p_value"),
+        "p_value_adjusted",
+        # what an option adds is shown: the user asked for it
+        *("p_value_permutation", "se_bootstrap", "simultaneous", "p_value_simultaneous"),
+        *("p_value_sign_one_sample", "p_value_mcnemar_one_sample", "se_clustered"),
+        *("z_clustered", "p_value_clustered", "p_value_clustered_adjusted"),
+        # with factors (--factor)
+        *("templates", "difference_templates", "se_templates", "df_templates"),
+        *("p_value_templates", "p_value_templates_adjusted"),
+    ),
+    "compare": (
+        *("model", "accuracy", "accuracy_here", "ubar", "mu"),
+        *("model_a", "model_b", "difference", "difference_here", "dbar", "mu_difference"),
+        "p_value",
+        # with factors (--factor)
+        *("templates", "accuracy_templates", "df_templates", "accuracy_these_templates"),
+        *("difference_templates", "p_value_templates_adjusted", "accuracy_templates_mcmc"),
+        *("accuracy_these_templates_mcmc", "difference_templates_mcmc"),
+        "prob_a_better_templates_mcmc",
+    ),
+    "posterior": (
+        *("model", "accuracy", "mu", "ubar", "kappa_median", "kappa_status"),
+        *("model_a", "model_b", "dbar", "prob_a_better", "mu_difference"),
+        "prob_a_better_population",
+        *("ubar_mcmc", "kappa_median_mcmc", "dbar_mcmc", "prob_a_better_mcmc"),
+    ),
+    "power": (
+        *("model_a", "model_b", "difference", "paired_min_difference"),
+        *("paired_questions_needed", "clustered_min_difference", "clustered_clusters_needed"),
+    ),
+    "coverage": (
+        *("interval", "population", "scope", "replicates", "coverage", "coverage_mcse"),
+        *("coverage_status", "median_width"),
+    ),
+    "plan": (
+        *("model_a", "model_b", "run", "benchmark", "optimal_questions"),
+        *("optimal_samples_per_question", "cost_planned", "cost_k1"),
+        *("priority", "question", "model", "samples_per_question", "extra_samples"),
+        "question_prediction_variance",
+        # with factors (--factor): a table per model, a table of its variance components
+        *("component", "se_current_design", "optimal_templates", "se_planned", "df_planned"),
+        *("power_planned", "variance_component"),
+        # judge-graded data
+        *("human_labels_needed", "human_labels_alone", "human_cost", "human_labels_cost"),
+        *("items", "human_labels", "ppi_lambda"),
+    ),
+    "rate": (
+        *("model", "successes", "trials", "rate", "prob_rate_above", "p_value_t"),
+        *("p_value_binomial", "rate_t", "rate_exact"),
+        *("model_a", "model_b", "questions", "rate_a", "rate_b", "prob_rate_a_better"),
+        *("difference", "p_value_paired_t"),
+    ),
+    "reference": (
+        *("run", "benchmark", "models", "questions", "samples_per_question", "close_pairs"),
+        *("se_difference_median_close", "benchmark_kappa", "se_model", "accuracy"),
+        *("se_model_theory", "se_difference_theory"),
+    ),
+    "judge": (
+        *("judge", "model", "model_a", "model_b", "accuracy_judge"),
+        *("accuracy_human", "accuracy_ppi", "accuracy_corrected", "accuracy_corrected_mcmc"),
+        *("difference_judge", "difference_human", "difference_ppi", "p_value_ppi"),
+        *("difference_corrected", "difference_corrected_mcmc", "prob_a_better_corrected"),
+        "prob_a_better_corrected_mcmc",
+    ),
+    "noises": (
+        *("model", "model_a", "model_b", "templates", "accuracy_templates", "se_templates"),
+        *("df_templates", "accuracy_these_templates"),
+        *("difference_templates", "p_value_templates", "difference_these_templates"),
+        "p_value_these_templates",
+        *("component", "variance_component", "variance_part", "variance_share"),
+        *("accuracy_templates_mcmc", "accuracy_these_templates_mcmc"),
+        *("difference_templates_mcmc", "difference_these_templates_mcmc"),
+        *("prob_a_better_templates_mcmc", "sd_logit_mcmc"),
+    ),
+    "check": (
+        *("benchmark", "accuracy_baseline", "accuracy_candidate", "change"),
+        *("p_value_regression", "p_value_regression_adjusted", "regression"),
+        *("change_bayes", "prob_no_regression", "prob_no_regression_adjusted"),
+    ),
+}
