@@ -46,8 +46,17 @@ def _cells(df: pd.DataFrame, factor="template") -> pd.Series:
 
 
 def _estimate(cells: pd.Series, factor="template") -> float:
-    """Mean over levels of each level's mean over the questions it has."""
-    return float(cells.groupby(level=factor).mean().mean())
+    """Mean over the full question x level grid of the fitted values of the least-squares fit
+    y ~ question + level (statsmodels OLS) to the cells present; the grand mean when all are."""
+    import statsmodels.formula.api as smf
+
+    frame = cells.rename("y").reset_index()
+    frame.columns = ["q", "t", "y"] if frame.columns[0] == "question" else ["t", "q", "y"]
+    fit = smf.ols("y ~ C(q) + C(t)", frame).fit()
+    grid = pd.MultiIndex.from_product(
+        [frame["q"].unique(), frame["t"].unique()], names=["q", "t"]
+    ).to_frame(index=False)
+    return float(fit.predict(grid).mean())
 
 
 def _anova(table: pd.DataFrame) -> tuple[float, float, float]:
@@ -207,7 +216,7 @@ def test_cancelling_mean_squares_leave_the_interval_empty_not_1e20_wide():
 def test_a_negative_variance_estimate_is_empty_not_zero_and_check_gives_no_verdict():
     # unbalanced N = 4, T = 3, one run, scores 0 / 0.5 / 1: the pairwise moments give a
     # fixed-template variance below 0 (it was truncated to 0: a zero-width interval)
-    y = [[1.0, 1.0, 0.0], [0.5, 0.5, 1.0], [0.5, None, 0.5], [0.5, 0.5, None]]
+    y = [[0.0, 1.0, 0.0], [0.5, 0.0, 1.0], [0.5, None, 0.5], [0.5, 0.5, None]]
     rows = [
         (m, f"q{i}", f"t{j}", v if m == "A" else 0.0)
         for m in "AB"

@@ -142,21 +142,34 @@ def _frame(seed=0, n=30, missing=False):
     return df
 
 
+def _additive_oracle(cells: pd.Series) -> float:
+    """Mean over the full question x template grid of the fitted values of the ordinary
+    least-squares fit y ~ question + template (statsmodels) to the observed cell means; with
+    every cell present, the grand mean."""
+    import statsmodels.formula.api as smf
+
+    frame = cells.rename("y").reset_index()
+    fit = smf.ols("y ~ C(question) + C(template)", frame).fit()
+    grid = pd.MultiIndex.from_product(
+        [frame["question"].unique(), frame["template"].unique()], names=["question", "template"]
+    ).to_frame(index=False)
+    return float(fit.predict(grid).mean())
+
+
 @pytest.mark.parametrize("missing", [False, True])
 def test_verb_equals_brute_force_cell_means(missing):
     df = _frame(missing=missing)
     out = bn.noises(df, factors=["template"])
     cells = df.groupby(["model", "template", "question"])["score"].mean()
     for model in ("A", "B"):
-        per_template = cells[model].groupby(level="template").mean()
-        want = per_template.mean()
+        want = _additive_oracle(cells[model])
         got = float(out["accuracy_templates"].sel(model=model))
         assert got == pytest.approx(want, rel=1e-12)
         parts = out["variance_part"].sel(model=model).values
         assert parts.sum() == pytest.approx(float(out["se_templates"].sel(model=model)) ** 2)
     pair = bn.noises(df, factors=["template"], by="pair")
     both = cells["A"].index.intersection(cells["B"].index)
-    diff = (cells["A"][both] - cells["B"][both]).groupby(level="template").mean().mean()
+    diff = _additive_oracle(cells["A"][both] - cells["B"][both])
     assert float(pair["difference_templates"][0]) == pytest.approx(diff, rel=1e-12)
     assert list(pair["component"].values) == [
         "question",
@@ -315,3 +328,158 @@ def test_printed_columns_are_the_ones_listed_for_noises():
     for by in ("model", "pair"):
         printed = {_base(c)[0].name for c in bn.tidy(bn.noises(df, factors="template", by=by))}
         assert printed <= set(_COMMAND_COLUMNS["noises"]), printed
+
+
+# --- issue 37: two templates, a template component <= 0, cells missing by difficulty ------
+
+
+def test_additive_weights_equal_the_least_squares_fit_of_statsmodels():
+    # Oracle: statsmodels OLS y ~ C(q) + C(t) on the observed cells, its fitted values
+    # averaged over the full N x T grid; the weights sum to 1 and give each question 1 / N.
+    import statsmodels.formula.api as smf
+
+    from bayesnoise.frequentist.crossed import additive_weights
+
+    rng = np.random.default_rng(37)
+    n, t = 40, 5
+    obs = rng.random((n, t)) < 0.6
+    obs[np.arange(n), rng.integers(0, t, n)] = True
+    y = rng.normal(size=(n, t))
+    q, tt = np.nonzero(obs)
+    fit = smf.ols("y ~ C(q) + C(t)", pd.DataFrame({"y": y[obs], "q": q, "t": tt})).fit()
+    grid = pd.DataFrame({"q": np.repeat(np.arange(n), t), "t": np.tile(np.arange(t), n)})
+    a = additive_weights(obs)
+    assert float((a * y).sum()) == pytest.approx(float(fit.predict(grid).mean()), abs=1e-12)
+    np.testing.assert_allclose(a.sum(axis=1), 1 / n, atol=1e-14)
+    assert np.all(a[~obs] == 0)
+
+
+def _anova_by_hand(y):
+    n, t = y.shape
+    grand = y.mean()
+    ms_q = t * sum((y[i].mean() - grand) ** 2 for i in range(n)) / (n - 1)
+    ms_t = n * sum((y[:, j].mean() - grand) ** 2 for j in range(t)) / (t - 1)
+    res = sum(
+        (y[i, j] - y[i].mean() - y[:, j].mean() + grand) ** 2 for i in range(n) for j in range(t)
+    )
+    return ms_q, ms_t, res / ((n - 1) * (t - 1))
+
+
+def test_two_templates_use_one_df_and_a_component_at_zero_keeps_its_df():
+    # Balanced ANOVA written out by hand. T = 2: SE^2 = (MS_Q + max(MS_T - MS_QT, 0)) / (N T)
+    # on T - 1 = 1 df. T = 3 with MS_T < MS_QT (template component < 0): SE^2 = MS_Q / (N T)
+    # and Satterthwaite's df of MS_Q + MS_QT - MS_QT with MS_T replaced by MS_QT on T - 1 df.
+    from bayesnoise.frequentist.crossed import FALLBACK_NOT_POSITIVE, FALLBACK_TWO_LEVELS
+
+    rng = np.random.default_rng(371)
+    for t, want_fallback in ((2, FALLBACK_TWO_LEVELS), (3, FALLBACK_NOT_POSITIVE)):
+        for _ in range(200):  # the first data set whose template component is <= 0
+            y = rng.normal(0, 0.2, (30, 1)) + rng.normal(0, 0.3, (30, t))
+            ms_q, ms_t, ms_qt = _anova_by_hand(y)
+            if ms_t < ms_qt:
+                break
+        fit = crossed_fit(y, None, np.ones_like(y, bool))
+        assert fit.fallback == want_fallback
+        n = y.shape[0]
+        assert fit.se_random == pytest.approx(np.sqrt(ms_q / (n * t)), rel=1e-10)
+        if t == 2:
+            assert fit.df_random == 1.0
+        else:
+            df = ms_q**2 / (ms_q**2 / (n - 1) + ms_qt**2 / (t - 1) + ms_qt**2 / ((n - 1) * (t - 1)))
+            assert fit.df_random == pytest.approx(df, rel=1e-10)
+    # T = 2 with a positive template component: the untruncated sum, still on 1 df
+    y = rng.normal(0, 0.2, (30, 1)) + np.array([[0.0, 0.5]]) + rng.normal(0, 0.1, (30, 2))
+    ms_q, ms_t, ms_qt = _anova_by_hand(y)
+    fit = crossed_fit(y, None, np.ones_like(y, bool))
+    assert fit.se_random == pytest.approx(np.sqrt((ms_q + ms_t - ms_qt) / 60), rel=1e-10)
+    low, high = fit.interval(0.95)
+    assert high - fit.estimate == pytest.approx(stats.t.ppf(0.975, 1) * fit.se_random)
+    low, high = fit.interval(0.95, bounds=(0.0, 1.0))
+    assert (low, high) == (max(0.0, low), min(1.0, high))
+
+
+def test_two_templates_interval_holds_its_level_where_t1_is_exact():
+    # Gaussian design whose template part dominates (question and question x template
+    # variances 1e-6 against 0.04): the estimate is the mean of 2 template means and the
+    # t(1) interval is exact, so coverage must be 0.95 +- 3.5 sqrt(0.95 0.05 / R), two-sided.
+    rng = np.random.default_rng(372)
+    reps, n = 400, 20
+    hits = []
+    for _ in range(reps):
+        y = 0.5 + rng.normal(0, 1e-3, (n, 1)) + rng.normal(0, 0.2, (1, 2))
+        y = y + rng.normal(0, 1e-3, (n, 2))
+        low, high = crossed_fit(y, None, np.ones((n, 2), bool)).interval(0.95)
+        hits.append(low <= 0.5 <= high)
+    band = 3.5 * np.sqrt(0.95 * 0.05 / reps)
+    assert abs(np.mean(hits) - 0.95) < band, np.mean(hits)
+
+
+def test_two_templates_cover_at_least_090_on_the_logit_design():
+    # studies/crossed_edges.py at N = 100, T = 2, K = 1 (R = 400 there: 0.97-1.00 after,
+    # 0.68-0.88 before). Here R = 120: coverage >= 0.90 - 3.5 sqrt(0.9 0.1 / R) for A, B and
+    # A - B (one-sided: the interval is conservative by design, t(1); at N = 100 its median
+    # width is the whole score range, which is what two templates allow).
+    from studies.crossed_edges import run_cell
+
+    reps = 120
+    rows = run_cell(100, 2, 1, "none", reps, seed=373)
+    floor = 0.90 - 3.5 * np.sqrt(0.9 * 0.1 / reps)
+    for row in rows:
+        assert row["cover_after"] >= floor, row
+
+
+def test_missing_by_difficulty_is_flagged_and_the_additive_estimate_is_unbiased():
+    # Cells missing more often for hard questions (studies/crossed_edges.py, "question"):
+    # the mean of template means is biased upward (> 3.5 MCSE), the additive estimate is
+    # within 3.5 MCSE of the truth (two-sided), and the missingness test fires in most data
+    # sets (R = 400 in the study: +0.046 / +0.052 before, 0.000 / +0.005 after, fired 1.000).
+    from studies.crossed_edges import run_cell
+
+    reps = 50
+    for row in run_cell(100, 4, 1, "question", reps, seed=374)[:2]:
+        assert row["bias_before"] > 3.5 * row["mcse_before"], row
+        assert abs(row["bias_after"]) < 3.5 * row["mcse_after"], row
+        assert row["share_warn_missing"] > 0.8
+
+
+def test_missingness_test_size_at_random():
+    # Cells missing at random (30%), 0/1 cell scores independent of the pattern: the test at
+    # 0.01 fires at most 0.01 + 3.5 sqrt(0.01 0.99 / R) of the time, and at least 0 (its
+    # p-values are not all 1: the mean p-value is within 0.5 +- 3.5 sqrt(1/12 / R)).
+    from bayesnoise.frequentist.crossed import missingness_test
+
+    rng = np.random.default_rng(375)
+    reps = 600
+    p = []
+    for _ in range(reps):
+        obs = rng.random((100, 4)) > 0.3
+        obs[np.arange(100), rng.integers(0, 4, 100)] = True
+        score = (rng.random((100, 4)) < rng.beta(2, 2, (100, 1))).astype(float)
+        p.append(missingness_test(score, obs))
+    p = np.array(p)
+    assert np.mean(p < 0.01) <= 0.01 + 3.5 * np.sqrt(0.01 * 0.99 / reps)
+    assert abs(p.mean() - 0.5) < 3.5 * np.sqrt(1 / 12 / reps)
+
+
+def test_few_template_warnings_are_one_line_each_and_name_their_anchor():
+    rng = np.random.default_rng(376)
+    rows = []
+    for m in ("A", "B"):
+        for q in range(40):
+            hard = q < 20
+            for t in ("t1", "t2"):
+                if hard and t == "t2" and m == "A":
+                    continue  # model A lost half its cells, all on hard questions
+                rows.append((m, f"q{q}", t, int(rng.random() < (0.2 if hard else 0.9))))
+    df = pd.DataFrame(rows, columns=["model", "question", "template", "score"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = bn.noises(df, factors=["template"])
+    lines = [str(w.message) for w in caught]
+    for anchor in ("two-levels", "missing-by-question"):
+        hits = [line for line in lines if line.endswith(f"#{anchor}")]
+        assert len(hits) == 1, lines
+    assert all(len(line) <= 200 and "\n" not in line for line in lines)
+    assert float(out["df_templates"].sel(model="A")) == 1.0
+    assert 0.0 <= float(out["accuracy_templates_low"].sel(model="A"))
+    assert float(out["accuracy_templates_high"].sel(model="A")) <= 1.0

@@ -29,14 +29,37 @@ Estimators (all unbiased, negative values kept; an interval truncates at 0):
   T = 3, 20% missing, s2_t = 0.003: REML mean 0.00392 (z = +4.2 over 500 replicates), these
   moments 0.00301, at 0.3 ms per fit against 122 ms (``studies/noises_reml.py``).
 
-The estimate of the accuracy is the mean over templates of each template's mean over its
-questions, ``theta = sum_c a_c y_c`` with ``a_qt = 1 / (T n_t)``. Its variance has one part
+The estimate of the accuracy is linear in the cells, ``theta = sum_c a_c y_c``: with every cell
+present the grand mean; with cells missing the additive least-squares fit (question +
+template) averaged over all N x T cells (:func:`additive_weights`), which fills a missing cell
+from its question's and template's effects. Where cells go missing more often for hard
+questions, the mean of the template means over the cells that remain is biased upward (it
+weights the easy questions more): N = 200, T = 4, K = 1, 30% missing, R = 400, the probability
+of a missing cell rising with the question's difficulty: bias +0.047 / +0.053 (two models;
+mean of template means), +0.000 / +0.005 (per question first), +0.000 / +0.005 (additive);
+rising with the cell's own difficulty: +0.048, +0.015, +0.009; at random +0.003 for all
+three, with the same spread within 3% (``studies/crossed_edges.py``,
+benchmarks/results/crossed_edges.md). :func:`missingness_test` is the diagnosis the verbs warn on. Its variance has one part
 per component: ``c_q s2_q + c_t s2_t + c_qt s2_qt + sum_c a_c^2 eta_c`` with
-``c_q = sum_q (sum_t a_qt)^2``, ``c_t = sum_t (sum_q a_qt)^2 = 1/T``, ``c_qt = sum_c a_c^2``.
+``c_q = sum_q (sum_t a_qt)^2``, ``c_t = sum_t (sum_q a_qt)^2``, ``c_qt = sum_c a_c^2``.
 Over the template population (templates a random draw) all four count; over these templates
 (fixed) the template part drops out. Degrees of freedom: Satterthwaite's, from the mean
 squares (balanced) or the mean squares the estimates imply (unbalanced), so that 3 templates
 give about 2 degrees of freedom where the template part dominates, not N T K.
+
+Few templates (``CrossedFit.fallback``): the template part rests on T - 1 degrees of freedom
+and its estimate is often at or below 0 (37% of data sets at T = 2). Counting it as 0 with the
+questions' N - 1 degrees of freedom, or Satterthwaite's on the untruncated sum (which run
+below 1), covered 0.86-0.88 (accuracy) and 0.47-0.69 (A - B) at T = 2. So:
+
+* T = 2: the SE with a template part below 0 counted as 0, on T - 1 = 1 degree of freedom,
+  whatever the estimate (coverage 0.995-1.000 at T = 2 in the study; the interval is wide,
+  as two templates allow: at N = 100 the whole of [0, 1] in half the data sets);
+* T >= 3 and the template component at or below 0: that SE, with Satterthwaite's degrees of
+  freedom computed as if the template mean square were at its expectation with s2_t = 0, on
+  its T - 1 degrees of freedom (the sum keeps the template term's few degrees of freedom):
+  coverage 0.93 -> 0.95-0.97 (a model, T = 3), 0.93-0.95 -> 0.98-0.99 (A - B, T = 3 and 5);
+* the verbs clip the ends to the score's range ([0, 1], a difference [-1, 1]) and say so.
 
 Edges (each said by the verbs in one warning line, docs/warnings.md):
 
@@ -58,10 +81,16 @@ import numpy as np
 from scipy import stats
 
 __all__ = [
+    "ESTIMATORS",
+    "FALLBACK_NOT_POSITIVE",
+    "FALLBACK_TWO_LEVELS",
+    "MISSINGNESS_LEVEL",
     "CrossedFit",
+    "additive_weights",
     "anova_mean_squares",
     "cell_means",
     "crossed_fit",
+    "missingness_test",
     "moment_components",
     "satterthwaite_df",
 ]
@@ -76,7 +105,10 @@ class CrossedFit:
     ``parts_fixed``: each component's share of Var(estimate) (unbiased; the fixed one has 0
     for the template). ``se_*`` and ``df_*`` are what the intervals use (a negative template
     part truncated at 0; SE 0 with df NaN when the variance estimate is 0, both NaN when it is
-    negative; with one template the template-population ones are NaN: module docs, "Edges")."""
+    negative; with one template the template-population ones are NaN: module docs, "Edges").
+    ``fallback``: why the template-population SE and df are not the plain Satterthwaite ones
+    (:data:`FALLBACK_TWO_LEVELS`, :data:`FALLBACK_NOT_POSITIVE`, or ""); ``p_value_missing``:
+    :func:`missingness_test` of the cells (NaN when none or evenly missing)."""
 
     estimate: float
     components: np.ndarray
@@ -92,17 +124,31 @@ class CrossedFit:
     n_cells: int
     mean_runs: float
     balanced: bool
+    fallback: str = ""
+    p_value_missing: float = float("nan")
 
-    def interval(self, confidence_level: float, *, fixed: bool = False) -> tuple[float, float]:
+    def interval(
+        self, confidence_level: float, *, fixed: bool = False, bounds=None
+    ) -> tuple[float, float]:
         """t interval with the Satterthwaite degrees of freedom: ``(estimate, estimate)`` when
-        the SE is 0, NaN when the SE is NaN or the degrees of freedom are below 1."""
+        the SE is 0, NaN when the SE is NaN or the degrees of freedom are below 1; ends
+        clipped to ``bounds`` (the score's range: (0, 1) for an accuracy, (-1, 1) for a
+        difference) when given (:meth:`clipped` says whether they were)."""
         se, df = (self.se_fixed, self.df_fixed) if fixed else (self.se_random, self.df_random)
         if se == 0:
             return self.estimate, self.estimate
         if not (se > 0 and df >= 1):
             return float("nan"), float("nan")
         half = stats.t.ppf(0.5 + confidence_level / 2, df) * se
-        return self.estimate - half, self.estimate + half
+        low, high = self.estimate - half, self.estimate + half
+        if bounds is not None:
+            low, high = max(low, bounds[0]), min(high, bounds[1])
+        return low, high
+
+    def clipped(self, confidence_level: float, bounds, *, fixed: bool = False) -> bool:
+        """Whether :meth:`interval` at ``confidence_level`` reaches outside ``bounds``."""
+        low, high = self.interval(confidence_level, fixed=fixed)
+        return bool(low < bounds[0] or high > bounds[1])
 
     def p_value(self, *, fixed: bool = False) -> float:
         """Two-sided t test of ``estimate == 0`` (for a paired difference); NaN when the SE is
@@ -206,6 +252,97 @@ def satterthwaite_df(coefficients, mean_squares, dfs) -> float:
     return float(k.sum() ** 2 / den) if den > 0 and k.sum() > 0 else float("nan")
 
 
+def additive_weights(observed) -> np.ndarray:
+    """Weights ``a`` of the additive (question + template) least-squares estimate of the mean
+    over all N x T cells: ``sum(a * y)`` is the mean of the fitted values ``alpha_q + beta_t``
+    of the ordinary least-squares fit to the observed cells (the balanced-ANOVA estimate with
+    missing cells filled by the fit).
+
+    A missing cell is filled from its question's and its template's effects, so a question
+    that lost cells keeps its weight ``1 / N`` (``sum_t a_qt = 1 / N`` for every question):
+    the estimate is unbiased when which cells are missing depends on the question (hard
+    questions losing more cells), where the mean of the template means is not. With the
+    question effects absorbed, the template effects solve the ``T x T`` reduced normal
+    equations ``C beta = Q`` (``C = diag(n_t) - O' diag(1 / n_q) O``), so the cost is
+    ``O(N T^2)``. Every question needs at least one observed cell.
+
+    Parameters
+    ----------
+    observed : array_like of bool, shape (N, T)
+
+    Returns
+    -------
+    numpy.ndarray, shape (N, T)
+        0 on missing cells; they sum to 1. With every cell present, ``1 / (N T)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> obs = np.array([[1, 1], [1, 0], [1, 1]], bool)
+    >>> y = np.array([[0.2, 0.6], [0.4, 0.0], [0.3, 0.5]])
+    >>> a = additive_weights(obs)
+    >>> # template 2 - template 1 = 0.3 on the complete questions; the missing cell 0.4 + 0.3
+    >>> round(float(a.sum()), 12), round(float((a * y).sum()), 6)  # (0.4 + 0.55 + 0.4) / 3
+    (1.0, 0.45)
+    """
+    obs = np.asarray(observed, dtype=bool)
+    n, t = obs.shape
+    o = obs.astype(float)
+    n_q = o.sum(axis=1)
+    if np.any(n_q == 0):
+        raise ValueError("additive_weights: every question needs an observed cell")
+    share = o / n_q[:, None]
+    c = np.diag(o.sum(axis=0)) - o.T @ share
+    h = 1.0 / t - share.sum(axis=0) / n
+    g = np.linalg.lstsq(c, h, rcond=None)[0]
+    g_bar = (share * g[None, :]).sum(axis=1)
+    return o * (1.0 / (n * n_q)[:, None] + g[None, :] - g_bar[:, None])
+
+
+#: The point estimates :func:`crossed_fit` takes: ``"additive"`` (default, least squares on
+#: question + template, :func:`additive_weights`) and ``"template_means"`` (the mean over
+#: templates of each template's mean over its questions). They agree when every cell is
+#: present.
+ESTIMATORS = ("additive", "template_means")
+
+
+#: ``CrossedFit.fallback``: two levels of the factor (the template-population interval on the
+#: template term's T - 1 = 1 degree of freedom, a negative template part counted as 0).
+FALLBACK_TWO_LEVELS = "two levels"
+#: ``CrossedFit.fallback``: the template component estimated at or below 0 (T >= 3): the SE
+#: with it at 0, and Satterthwaite's degrees of freedom with the template mean square at its
+#: expectation under s2_t = 0 on its T - 1 degrees of freedom (not the N - 1 of the questions).
+FALLBACK_NOT_POSITIVE = "component <= 0"
+#: Level of :func:`missingness_test` below which the verbs warn.
+MISSINGNESS_LEVEL = 0.01
+
+
+def missingness_test(score, observed) -> float:
+    """Two-sided p-value of Kendall's tau-b between each question's number of missing cells
+    and its mean score over its observed cells: small when missing cells go with the
+    question's difficulty (hard questions losing more cells, say), which biases a mean over
+    the cells that remain. NaN when every question has the same number of missing cells.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> obs = np.ones((40, 4), bool)
+    >>> obs[:20, :2] = False          # the first 20 questions lose 2 cells ...
+    >>> score = np.where(np.arange(40)[:, None] < 20, 0.2, 0.8) + np.zeros((1, 4))
+    >>> bool(missingness_test(score, obs) < 0.01)  # ... and are the hard ones
+    True
+    """
+    obs = np.asarray(observed, dtype=bool)
+    keep = obs.any(axis=1)
+    obs = obs[keep]
+    y = np.where(obs, np.asarray(score, dtype=float)[keep], 0.0)
+    missing = (~obs).sum(axis=1)
+    if missing.min() == missing.max():
+        return float("nan")
+    mean = y.sum(axis=1) / obs.sum(axis=1)
+    return float(stats.kendalltau(missing, mean).pvalue)
+
+
 #: A variance estimate within this fraction of the size of its parts is 0 (rounding).
 ZERO_VARIANCE = 1e-12
 
@@ -220,7 +357,9 @@ def _se(var: float, scale: float, df: float) -> tuple[float, float]:
     return float(np.sqrt(var)), float(df)
 
 
-def crossed_fit(y, eta, observed, runs=None) -> CrossedFit:
+def crossed_fit(
+    y, eta, observed, runs=None, *, estimator="additive", difficulty=None
+) -> CrossedFit:
     """Components, estimate, SEs and degrees of freedom of one ``(N, T)`` table of cells.
 
     Parameters
@@ -229,6 +368,13 @@ def crossed_fit(y, eta, observed, runs=None) -> CrossedFit:
         From :func:`cell_means` (``eta`` None when a cell has one run).
     runs : array_like, shape (N, T), optional
         Runs per cell (``samples``): for s2_e per run and the mean number of runs.
+    estimator : {"additive", "template_means"}
+        The point estimate on an unbalanced design (:data:`ESTIMATORS`; the same number
+        when every cell is present). Its SE counts each component with the estimate's own
+        weights, whichever it is.
+    difficulty : array_like, shape (N, T), optional
+        Scores whose per-question mean :func:`missingness_test` sets against the missing
+        cells (default ``y``; for a pair's differences, the two models' mean score).
 
     Returns
     -------
@@ -249,11 +395,17 @@ def crossed_fit(y, eta, observed, runs=None) -> CrossedFit:
     y, obs = y[keep_q][:, keep_t], obs[keep_q][:, keep_t]
     e = None if eta is None else np.where(obs, np.asarray(eta, dtype=float)[keep_q][:, keep_t], 0)
     k = None if runs is None else np.asarray(runs, dtype=float)[keep_q][:, keep_t]
+    score = y if difficulty is None else np.asarray(difficulty, dtype=float)[keep_q][:, keep_t]
     n_q, n_t = obs.shape
     n_cells = int(obs.sum())
     balanced = bool(obs.all())
     per_t = obs.sum(axis=0)
-    a = np.where(obs, 1.0 / (n_t * np.maximum(per_t, 1))[None, :], 0.0)
+    if estimator not in ESTIMATORS:
+        raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
+    if estimator == "additive" and not balanced:
+        a = additive_weights(obs)
+    else:
+        a = np.where(obs, 1.0 / (n_t * np.maximum(per_t, 1))[None, :], 0.0)
     estimate = float(np.sum(a * y))
     c_q = float(np.sum(a.sum(axis=1) ** 2))
     c_t = float(np.sum(a.sum(axis=0) ** 2))
@@ -264,6 +416,7 @@ def crossed_fit(y, eta, observed, runs=None) -> CrossedFit:
     if e is not None and k is not None:
         s2_e = float(np.mean(e[obs] * k[obs]))  # s2_e per run: mean of v_c
     nan = float("nan")
+    fallback = ""
     if n_q < 2 or n_t < 2:
         # One template: only the fixed-template variance, from the N cell means (one per
         # question); one question: nothing (module docs, "Edges").
@@ -295,11 +448,21 @@ def crossed_fit(y, eta, observed, runs=None) -> CrossedFit:
         df_fixed = satterthwaite_df([k_q, c_qt - k_q], ms[[0, 2]], dfs[[0, 2]])
         scale = float(np.sum(np.abs(parts_random)))
         se_fixed, df_fixed = _se(float(parts_fixed.sum()), scale, df_fixed)
-        if s2[1] > 0:
-            df_random = satterthwaite_df([k_q, k_t, c_qt - k_q - k_t], ms, dfs)
-            se_random, df_random = _se(float(parts_random.sum()), scale, df_random)
-        else:  # the template part truncated at 0: the fixed-template variance
-            se_random, df_random = se_fixed, df_fixed
+        coef = [k_q, k_t, c_qt - k_q - k_t]
+        if n_t == 2:
+            fallback = FALLBACK_TWO_LEVELS
+        elif not s2[1] > 0:
+            fallback = FALLBACK_NOT_POSITIVE
+        # a template part at or below 0 counts 0: the fixed-template variance
+        var = float(parts_random.sum()) if s2[1] > 0 else float(parts_fixed.sum())
+        if fallback == FALLBACK_TWO_LEVELS:  # the template term's own T - 1 = 1 df
+            se_random, df_random = _se(var, scale, n_t - 1.0)
+        elif fallback:  # Satterthwaite with the template mean square at s2_t = 0
+            df_random = satterthwaite_df(coef, [ms[0], ms[2], ms[2]], dfs)
+            se_random, df_random = _se(var, scale, df_random)
+        else:
+            df_random = satterthwaite_df(coef, ms, dfs)
+            se_random, df_random = _se(var, scale, df_random)
     components = np.append(s2, s2_e)
     return CrossedFit(
         estimate=estimate,
@@ -316,4 +479,6 @@ def crossed_fit(y, eta, observed, runs=None) -> CrossedFit:
         n_cells=n_cells,
         mean_runs=mean_runs,
         balanced=balanced,
+        fallback=fallback,
+        p_value_missing=missingness_test(score, obs),
     )

@@ -106,12 +106,15 @@ def _split(samples) -> bool:
 
 
 def _accuracy(correct, samples, observed) -> float:
-    """Mean over levels of each level's mean over questions, on the ``observed`` cells (the
-    point estimate of ``accuracy_templates`` restricted to a pair's shared cells)."""
-    y = np.where(observed, correct / np.where(observed, samples, 1.0), 0.0)
-    per_level = observed.sum(axis=0)
-    keep = per_level > 0
-    return float(np.mean(y.sum(axis=0)[keep] / per_level[keep]))
+    """The point estimate of ``accuracy_templates`` restricted to a pair's shared
+    ``observed`` cells (the additive fit's weights, so that accuracy_a - accuracy_b is the
+    pair's difference_templates)."""
+    from bayesnoise.frequentist.crossed import additive_weights
+
+    keep_q, keep_t = observed.any(axis=1), observed.any(axis=0)
+    obs = observed[keep_q][:, keep_t]
+    y = (correct / np.where(observed, samples, 1.0))[keep_q][:, keep_t]
+    return float(np.sum(additive_weights(obs) * np.where(obs, y, 0.0)))
 
 
 def pair_fit(cells_a, cells_b, split: bool, what: str, factor: str, source: str):
@@ -154,7 +157,7 @@ def pair_table(ds, *, factors=None, confidence_level=0.95, adjust="holm") -> pd.
             rows.append(row)
             fits.append(fit)
     names = [f"{r['model_a']} - {r['model_b']}" for r in rows]
-    warn_edges(fits, names, factor, "pair(s)")
+    warn_edges(fits, names, factor, "pair(s)", confidence_level)
     pairs = [(models.index(r["model_a"]), models.index(r["model_b"])) for r in rows]
     warn_unshared(
         names, [samples[i] > 0 for i, _ in pairs], [samples[j] > 0 for _, j in pairs], factor
@@ -181,7 +184,7 @@ def model_table(ds, *, factors=None, confidence_level=0.95) -> pd.DataFrame:
             }
         )
         fits.append(fit)
-    warn_edges(fits, models, factor)
+    warn_edges(fits, models, factor, confidence_level=confidence_level)
     return pd.DataFrame(rows)
 
 

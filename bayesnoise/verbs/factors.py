@@ -10,7 +10,12 @@ import xarray as xr
 
 from bayesnoise._common import one_line, see_warnings
 from bayesnoise.data import MODEL, QUESTION, DataError, attr, factor_dims
-from bayesnoise.frequentist.crossed import ZERO_VARIANCE
+from bayesnoise.frequentist.crossed import (
+    FALLBACK_NOT_POSITIVE,
+    FALLBACK_TWO_LEVELS,
+    MISSINGNESS_LEVEL,
+    ZERO_VARIANCE,
+)
 
 from ._inputs import check_value, dataset, fill_docs, interval_level, select_pair
 from ._result import _attrs
@@ -135,16 +140,23 @@ def _fit_pair(cells_a, cells_b, split: bool):
     yb, eb, ob = cell_means(*cells_b)
     obs = oa & ob
     eta = (ea + eb) if split else None
-    fit = crossed_fit(ya - yb, eta, obs)
+    # missing cells set against the question's difficulty (both models' mean score)
+    fit = crossed_fit(ya - yb, eta, obs, difficulty=(ya + yb) / 2)
     if split:  # sampling variance of one run's difference: v_A + v_B per cell, averaged
         v = (ea * cells_a[1] + eb * cells_b[1])[obs]
         fit.components[3] = float(v.mean())
     return fit, float(((cells_a[1] + cells_b[1]) / 2)[obs].mean())
 
 
+#: The range of a score (scores are in [0, 1]) and of a difference of two: where the crossed
+#: intervals' ends are clipped (:func:`warn_edges` says when).
+SCORE_RANGE, DIFFERENCE_RANGE = (0.0, 1.0), (-1.0, 1.0)
+
+
 def _row(fit, confidence_level: float, est: str, factor: str, runs: float, pair: bool) -> dict:
-    low, high = fit.interval(confidence_level)
-    low_f, high_f = fit.interval(confidence_level, fixed=True)
+    bounds = DIFFERENCE_RANGE if pair else SCORE_RANGE
+    low, high = fit.interval(confidence_level, bounds=bounds)
+    low_f, high_f = fit.interval(confidence_level, fixed=True, bounds=bounds)
     row = {
         "factor": factor,
         "questions": fit.n_questions,
@@ -168,11 +180,14 @@ def _row(fit, confidence_level: float, est: str, factor: str, runs: float, pair:
     return row
 
 
-def warn_edges(fits, names, factor: str, unit: str = "model(s)") -> None:
+def warn_edges(fits, names, factor: str, unit: str = "model(s)", confidence_level=None) -> None:
     """One warning line per kind of edge among ``fits`` (named ``names``): one level of the
     factor, an SE of 0, an SE that is not estimable (module docs of
-    :mod:`bayesnoise.frequentist.crossed`, "Edges"; docs/warnings.md)."""
-    one, zero, empty = [], [], []
+    :mod:`bayesnoise.frequentist.crossed`, "Edges"), the few-levels fallback of the
+    template-population interval, ends clipped to the score's range (at ``confidence_level``)
+    and missing cells that go with the question's score (docs/warnings.md)."""
+    one, zero, empty, two, at_zero, clipped, missing = [], [], [], [], [], [], []
+    bounds = DIFFERENCE_RANGE if unit.startswith("pair") else SCORE_RANGE
     for name, fit in zip(names, fits, strict=True):
         if fit.n_templates < 2:
             one.append(name)
@@ -183,7 +198,20 @@ def warn_edges(fits, names, factor: str, unit: str = "model(s)") -> None:
             for se, df in ((fit.se_fixed, fit.df_fixed), (fit.se_random, fit.df_random))
         ):
             empty.append(name)
+        if fit.fallback == FALLBACK_TWO_LEVELS:
+            two.append(name)
+        elif fit.fallback == FALLBACK_NOT_POSITIVE:
+            at_zero.append(name)
+        if (
+            confidence_level is not None
+            and fit.fallback != FALLBACK_TWO_LEVELS
+            and any(fit.clipped(confidence_level, bounds, fixed=x) for x in (False, True))
+        ):
+            clipped.append(name)
+        if fit.p_value_missing < MISSINGNESS_LEVEL:
+            missing.append(name)
     f = factor
+    low, high = bounds
     notes = [
         (
             one,
@@ -199,6 +227,27 @@ def warn_edges(fits, names, factor: str, unit: str = "model(s)") -> None:
             empty,
             "no interval for {who}: SE estimate < 0 or < 1 Satterthwaite df (mean squares "
             f"that cancel); add questions or {f}s; {see_warnings('no-interval')}",
+        ),
+        (
+            two,
+            f"2 {f}s for {{who}}: the {f}-population interval is on 1 df (wide, ends cut to "
+            f"[{low:g}, {high:g}]); run 3 or more; {see_warnings('two-levels')}",
+        ),
+        (
+            at_zero,
+            f"{f} component <= 0 for {{who}}: counted as 0, df of its T - 1, not N - 1 "
+            f"(*_templates wider); {see_warnings('component-at-zero')}",
+        ),
+        (
+            clipped,
+            f"interval ends cut to the score's range [{low:g}, {high:g}] for {{who}}; "
+            f"{see_warnings('clipped')}",
+        ),
+        (
+            missing,
+            f"missing cells go with question score for {{who}} (Kendall p < "
+            f"{MISSINGNESS_LEVEL:g}): additive question + {f} fit used; "
+            f"{see_warnings('missing-by-question')}",
         ),
     ]
     for who, text in notes:
@@ -365,7 +414,7 @@ def noises(
                 shared_a.append(present[i])
                 shared_b.append(present[j])
     names = [k if by == "model" else f"{k[0]} - {k[1]}" for k in keys]
-    warn_edges(fits, names, factor, "model(s)" if by == "model" else "pair(s)")
+    warn_edges(fits, names, factor, "model(s)" if by == "model" else "pair(s)", level)
     if by == "pair":
         warn_unshared(names, shared_a, shared_b, factor)
     out = _result(rows, comps, keys, labels, by, factor, level)

@@ -27,9 +27,10 @@ _FACTOR_ENTRIES: list[Column] = [
     _c(
         "accuracy_templates",
         "accuracy, template population (freq)",
-        "mean over templates of each template's mean score; its interval is for the expected "
-        "accuracy over new questions and new templates like these (templates a random draw), "
-        "t with Satterthwaite degrees of freedom",
+        "mean score over all question x template cells (missing cells filled by the "
+        "least-squares fit question + template); its interval is for the expected accuracy "
+        "over new questions and new templates like these (templates a random draw), t with "
+        "Satterthwaite degrees of freedom (1 df with 2 templates), ends cut to [0, 1]",
         _ACC,
         _TEMPLATES,
         "freq",
@@ -66,7 +67,8 @@ _FACTOR_ENTRIES: list[Column] = [
         "df_templates",
         "df, template population",
         "Satterthwaite degrees of freedom of se_templates (near T - 1 when the template part "
-        "dominates: few templates, few degrees of freedom)",
+        "dominates: few templates, few degrees of freedom; T - 1 = 1 with 2 templates; with "
+        "the template component <= 0, its mean square kept on its T - 1 df)",
         "count",
         _TEMPLATES,
         "freq",
