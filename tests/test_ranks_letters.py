@@ -160,22 +160,43 @@ def test_ordered_separation_top_group_and_letters_against_brute_force():
         _runs(letters, np.argsort(-x, kind="stable"))
 
 
-def _holm_t(scores):
-    """Independent oracle: paired t tests (scipy) of every pair, Holm-adjusted (statsmodels);
-    NaN (identical per-question scores) is not separated."""
-    from scipy import stats
+def _holm(raw):
+    """Holm's step-down adjustment by its textbook formula, vectorised over the last axis:
+    the i-th smallest p times (P - i + 1), running maximum, capped at 1; NaN stays NaN (not
+    counted in P)."""
+    raw = np.asarray(raw, dtype=float)
+    out = np.full(raw.shape, np.nan)
+    for idx in np.ndindex(raw.shape[:-1]):
+        row = raw[idx]
+        ok = np.flatnonzero(np.isfinite(row))
+        order = ok[np.argsort(row[ok], kind="stable")]
+        scaled = (len(ok) - np.arange(len(ok))) * row[order]
+        out[(*idx, order)] = np.minimum(np.maximum.accumulate(scaled), 1.0)
+    return out
+
+
+def test_hand_holm_is_statsmodels_holm():
     from statsmodels.stats.multitest import multipletests
 
-    m = scores.shape[0]
+    rng = np.random.default_rng(16)
+    for _ in range(3):
+        raw = rng.uniform(0, 0.2, 15)
+        np.testing.assert_allclose(_holm(raw), multipletests(raw, method="holm")[1], rtol=1e-12)
+
+
+def _holm_t(scores):
+    """Independent oracle: paired t tests (scipy) of every pair, Holm-adjusted (:func:`_holm`);
+    NaN (identical per-question scores) is not separated. ``scores`` (..., M, N)."""
+    from scipy import stats
+
+    m = scores.shape[-2]
     ia, ib = np.triu_indices(m, 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        raw = stats.ttest_rel(scores[ia], scores[ib], axis=1).pvalue
-    ok = np.isfinite(raw)
-    adj = np.full(raw.shape, np.nan)
-    adj[ok] = multipletests(raw[ok], method="holm")[1]
-    p = np.full((m, m), np.nan)
-    p[ia, ib] = p[ib, ia] = adj
+        raw = stats.ttest_rel(scores[..., ia, :], scores[..., ib, :], axis=-1).pvalue
+    adj = _holm(raw)
+    p = np.full((*scores.shape[:-2], m, m), np.nan)
+    p[..., ia, ib] = p[..., ib, ia] = adj
     return p
 
 
@@ -228,13 +249,12 @@ def test_top_group_holds_the_best_and_separation_controls_fwer():
     rng = np.random.default_rng(15)
     m, n, reps, alpha = 6, 150, 1500, 0.05
     true = np.array([0.62, 0.62, 0.6, 0.58, 0.58, 0.5])
+    z = rng.normal(size=(reps, 1, n))  # question difficulty shared by the models
+    logit = np.log(true / (1 - true))[:, None] + z + rng.normal(0, 0.8, (reps, m, n))
+    y = (rng.uniform(size=(reps, m, n)) < 1 / (1 + np.exp(-logit))).astype(float)
+    pvalues = _holm_t(y)
     miss_best = wrong = 0
-    for _ in range(reps):
-        z = rng.normal(size=n)  # question difficulty shared by the models
-        u = 1 / (1 + np.exp(-(np.log(true / (1 - true))[:, None] + z + rng.normal(0, 0.8, (m, n)))))
-        y = (rng.uniform(size=(m, n)) < u).astype(float)
-        x = y.mean(axis=1)
-        p = _holm_t(y)
+    for p, x in zip(pvalues, y.mean(axis=2), strict=True):
         apart = ordered_separation(p, x, alpha=alpha)
         miss_best += not top_group(p, x, alpha=alpha)[:2].all()
         shown = apart & (x[:, None] > x[None, :])  # row shown better than column
