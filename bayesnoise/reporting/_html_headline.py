@@ -104,7 +104,8 @@ def split_note(models: pd.DataFrame) -> list | None:
     ]
 
 
-def _top_sentence(ranks: pd.DataFrame, level: float) -> list:
+def _top_sentence(ranks: pd.DataFrame, confidence_level: float) -> list:
+    level = confidence_level
     acc = ranks["accuracy"].to_numpy(float)
     top = ranks["in_top_group"].to_numpy(bool)
     best = str(ranks["model"].iloc[0])
