@@ -293,3 +293,53 @@ def test_report_layout_at_leaderboard_size(m, tmp_path):
     assert len(forest) == 1 and 0 < forest[0]["natural"] <= 1400
     assert len(facts["k"]) == m and set(facts["k"]) == {"4"}
     assert facts["ranks"] == m
+
+
+HEADLINE = """JSON.stringify({
+  screen: window.innerHeight,
+  blocks: Array.from(document.querySelectorAll('div.headline')).map(function(d){
+    var r = d.getBoundingClientRect(), first = document.querySelector('table');
+    return {top: r.top, bottom: r.bottom, text: d.textContent,
+            links: Array.from(d.querySelectorAll('a')).map(function(a){ return a.href; }),
+            tableTop: first ? first.getBoundingClientRect().top : null};})
+})"""
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_headline_is_on_the_first_screen_at_49_models(shared_data, tmp_path):
+    """Eval-Arena humaneval+ (49 models, K = 1) at 1280 x 800: the report's first screen holds
+    the headline (top group with its test, the smallest difference resolved) above any table."""
+    binary = _browser()
+    data = shared_data / "eval-arena" / "humaneval+.jsonl"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = write_report([data], tmp_path / "he.html", progress=False)
+    assert bn.load(data, progress=False).sizes["model"] == 49
+    devtools = DevTools(binary, tmp_path / "profile")
+    try:
+        target = devtools.send("Target.createTarget", url="about:blank")["targetId"]
+        session = devtools.send("Target.attachToTarget", targetId=target, flatten=True)
+        session = session["sessionId"]
+        devtools.send("Page.enable", session)
+        devtools.send(
+            "Emulation.setDeviceMetricsOverride",
+            session,
+            width=1280,
+            height=800,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
+        devtools.send("Page.navigate", session, url=report.resolve().as_uri())
+        devtools.wait_for("Page.loadEventFired")
+        facts = json.loads(_value(devtools, session, HEADLINE))
+    finally:
+        devtools.close()
+    (block,) = facts["blocks"]
+    assert 0 <= block["top"] and block["bottom"] <= facts["screen"], block
+    assert block["tableTop"] > block["bottom"]
+    assert "Top group:" in block["text"] or "Best model:" in block["text"]
+    assert "Holm-adjusted over all 1176 pairs" in block["text"]
+    assert "Smallest difference this benchmark resolves" in block["text"]
+    assert "Most suspect question" in block["text"]
+    assert any("decisions" in h for h in block["links"])

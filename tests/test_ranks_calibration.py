@@ -44,9 +44,9 @@ def test_hierarchical_posterior_is_calibrated_when_truth_follows_the_prior():
         theta = 0.6 + tau * rng.standard_normal(m)
         x = theta + chol @ rng.standard_normal(m)
         draws, _ = hierarchical_draws(x, sigma, n_resamples=400, rng=rng)
-        stated.extend(rank_summary(draws, draws.mean(axis=1))["prob_best"])
+        stated.extend(rank_summary(draws)["prob_best"])
         plain = x[:, None] + chol @ rng.standard_normal((m, 400))
-        naive.extend(rank_summary(plain, x)["prob_best"])
+        naive.extend(rank_summary(plain)["prob_best"])
         hit.extend(np.arange(m) == np.argmax(theta))
     assert np.all(np.abs(_bin_errors(stated, hit)) <= 3.5)
     assert _bin_errors(naive, hit)[-1] < -3.5  # the winner's curse: overconfident leaders

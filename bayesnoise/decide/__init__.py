@@ -9,7 +9,13 @@
 
 from bayesnoise.frequentist.multiplicity import ADJUST_METHODS, adjust_pvalues
 
-from .letters import compact_letters, letters_from_pairs
+from .letters import (
+    compact_letters,
+    letters_from_pairs,
+    ordered_separation,
+    pvalue_matrix,
+    top_group,
+)
 from .ranks import (
     RANK_COLUMNS,
     RANK_METHODS,

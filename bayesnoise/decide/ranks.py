@@ -27,12 +27,11 @@ from bayesnoise._common import (
     new_spellings,
     reject_old,
     tail_probabilities,
-    triu_pairs,
 )
 from bayesnoise.data import MODEL, DataError, attr, complete
 from bayesnoise.frequentist import bootstrap_means, pair_noise
 
-from .letters import letters_from_pairs
+from .letters import compact_letters, pvalue_matrix, top_group
 
 __all__ = [
     "bootstrap_means",
@@ -45,8 +44,6 @@ RANK_METHODS = ("hierarchical", "bootstrap", "bayes")
 #: Truncation of the prior on the spread tau of the models' accuracies: the standard
 #: deviation of numbers in [0, 1] is at most 0.5.
 TAU_MAX = 0.5
-#: Pair-by-draw cells held at once by the simultaneous band of :func:`rank_summary`.
-_BAND_CELLS = 2**22
 RANK_COLUMNS = [
     "model",
     "accuracy",
@@ -59,15 +56,13 @@ RANK_COLUMNS = [
 ]
 
 
-def rank_summary(draws, center, *, confidence_level: float = 0.95) -> dict[str, np.ndarray]:
-    """P(best), expected rank, rank interval and top group from draws of M scores.
+def rank_summary(draws, *, confidence_level: float = 0.95) -> dict[str, np.ndarray]:
+    """P(best), expected rank and rank interval from draws of M scores.
 
     Parameters
     ----------
     draws : array_like, shape (M, D)
         Draws of the M scores (posterior or bootstrap).
-    center : array_like, shape (M,)
-        The point estimates (the observed accuracies, or posterior means).
     confidence_level : float, default 0.95
 
     Returns
@@ -75,23 +70,20 @@ def rank_summary(draws, center, *, confidence_level: float = 0.95) -> dict[str, 
     dict of numpy.ndarray, each (M,)
         ``prob_best``: share of draws in which the model is highest (ties split equally, so the
         column sums to 1); ``expected_rank``: mean rank (1 = best, ties get the mid-rank);
-        ``rank_low``, ``rank_high``: equal-tailed interval of the rank; ``in_top_group``:
-        no other model is better by the simultaneous band ``center_a - center_b +- c sd_ab``,
-        with c the ``confidence_level`` quantile over draws of the max over pairs of the
-        standardised deviation |(x_a - x_b) - (center_a - center_b)| / sd_ab.
+        ``rank_low``, ``rank_high``: equal-tailed interval of the rank. The top group is not
+        read from draws: see :func:`bayesnoise.decide.top_group` and :func:`rank_table`.
 
     Examples
     --------
     >>> rng = np.random.default_rng(0)
     >>> draws = np.array([[0.8], [0.5], [0.79]]) + 0.01 * rng.standard_normal((3, 4000))
-    >>> out = rank_summary(draws, draws.mean(axis=1))
-    >>> out["in_top_group"].tolist(), bool(out["prob_best"][1] == 0)
-    ([True, False, True], True)
+    >>> out = rank_summary(draws)
+    >>> out["rank_high"].tolist(), bool(out["prob_best"][1] == 0)
+    ([2.0, 3.0, 2.0], True)
     """
     level = check_confidence_level(confidence_level)
     x = np.asarray(draws, dtype=float)
-    center = np.asarray(center, dtype=float)
-    m, d = x.shape
+    m = x.shape[0]
     # rank = 1 + (others higher) + (others equal) / 2: the mid-rank from the top, which is
     # M + 1 - the ascending mid-rank (O(M log M) per draw by sorting, not O(M^2) comparisons)
     rank = (m + 1.0) - stats.rankdata(x, method="average", axis=0)
@@ -99,36 +91,11 @@ def rank_summary(draws, center, *, confidence_level: float = 0.95) -> dict[str, 
     at_top = x == top_value
     is_best = at_top / at_top.sum(axis=0)  # ties for the top split P(best) equally
     q_low, q_high = tail_probabilities(level)
-    ia, ib = triu_pairs(m)
-    gap = center[ia] - center[ib]
-    sd = np.empty(ia.size)
-    worst = np.full(d, -np.inf)  # max over pairs of the standardised deviation, per draw
-    step = max(1, _BAND_CELLS // max(d, 1))  # pairs at a time: memory O(step * D), not O(M^2 D)
-    for s0 in range(0, ia.size, step):
-        block = slice(s0, s0 + step)
-        diff = x[ia[block]] - x[ib[block]]
-        sd[block] = diff.std(axis=1)
-        kept = sd[block] > 0
-        if kept.any():
-            dev = diff if kept.all() else diff[kept]  # in place: diff is not needed again
-            np.subtract(dev, gap[block][kept, None], out=dev)
-            np.abs(dev, out=dev)
-            dev /= sd[block][kept, None]
-            np.maximum(worst, dev.max(axis=0), out=worst)
-    keep = sd > 0
-    top = np.ones(m, dtype=bool)
-    if keep.any():
-        c = float(np.quantile(worst, level))
-        beaten_b = keep & (gap - c * np.where(keep, sd, 0) > 0)  # a better than b
-        beaten_a = keep & (gap + c * np.where(keep, sd, 0) < 0)  # b better than a
-        top[ib[beaten_b]] = False
-        top[ia[beaten_a]] = False
     return {
         "prob_best": is_best.mean(axis=1),
         "expected_rank": rank.mean(axis=1),
         "rank_low": np.quantile(rank, q_low, axis=1, method="inverted_cdf"),
         "rank_high": np.quantile(rank, q_high, axis=1, method="inverted_cdf"),
-        "in_top_group": top,
     }
 
 
@@ -257,7 +224,8 @@ def rank_table(
         Posterior draws or bootstrap replicates (P(best) has Monte Carlo SE
         sqrt(P (1 - P) / n_resamples) <= 0.008 at the default).
     confidence_level : float, default 0.95
-        Level of the rank interval and of the simultaneous band behind ``in_top_group``.
+        Level of the rank interval; 1 - ``confidence_level`` is the family-wise error rate
+        of the tests behind ``in_top_group`` and ``group``.
     rng : int or numpy.random.Generator, optional
     on_missing : {"raise", "intersect"}
 
@@ -265,12 +233,20 @@ def rank_table(
     -------
     pandas.DataFrame
         ``model, accuracy, prob_best, expected_rank, rank_low, rank_high, in_top_group, group``
-        sorted by expected rank (see :func:`rank_summary`); ``accuracy`` is the observed one;
-        ``group`` the compact letter display (:func:`bayesnoise.decide.compact_letters`) of
-        the Holm-adjusted p-values of the pairs table (:func:`pair_noise`, z test of the
-        population difference) at alpha = 1 - ``confidence_level``: two models share a letter
-        exactly when that test does not separate them; the best model has ``a``. ``attrs``:
-        ``model``, ``n_resamples``, ``about`` ("population" or "these questions") and, for
+        sorted by accuracy, best first (ties by expected rank; see :func:`rank_summary`);
+        ``accuracy`` is the observed one. ``in_top_group`` and ``group`` come from one set of
+        tests, whatever ``model``: the paired t tests of the pairs table (:func:`pair_noise`),
+        Holm-adjusted over all M (M - 1) / 2 pairs, at alpha = 1 - ``confidence_level``, read
+        in accuracy order (:func:`bayesnoise.decide.ordered_separation`: a better and a worse
+        model are shown apart only when every model at least as accurate as the first is
+        separated from every model at most as accurate as the second). ``in_top_group``:
+        not shown apart from the most accurate model (:func:`bayesnoise.decide.top_group`);
+        the group is a run of the most accurate models and holds the truly best one with
+        probability >= ``confidence_level``. ``group``: the compact letter display
+        (:func:`bayesnoise.decide.compact_letters`) of the same separation; two models share
+        a letter exactly when they are not shown apart, each letter is a run of consecutive
+        rows, and ``a`` is the top group. ``attrs``: ``model``, ``n_resamples``, ``about``
+        ("population" or "these questions"), ``family_size`` (pairs tested) and, for
         ``"hierarchical"``, ``tau`` (posterior median of the spread of the models'
         accuracies).
 
@@ -311,30 +287,38 @@ def rank_table(
         gen = np.random.default_rng(rng)
         cov = np.atleast_2d(np.cov(p, ddof=0)) / p.shape[1]
         x, tau = hierarchical_draws(accuracy, cov, n_resamples=n_resamples, rng=gen)
-        center, about = x.mean(axis=1), "population"
+        about = "population"
         extra["tau"] = float(np.median(tau))
     elif model == "bootstrap":
         gen = np.random.default_rng(rng)
         x = bootstrap_means(correct / count, n_resamples=n_resamples, rng=gen)
-        center, about = accuracy, "population"
+        about = "population"
     else:
         from bayesnoise.conjugate import finite_sample_posterior
 
         post = finite_sample_posterior(
             correct, count, n_resamples=n_resamples, rng=rng, keep_draws=True
         )
-        x, center, about = post.ubar_draws, post.ubar_mean, "these questions"
-    out = rank_summary(x, center, confidence_level=confidence_level)
+        x, about = post.ubar_draws, "these questions"
+    out = rank_summary(x, confidence_level=confidence_level)
     df = pd.DataFrame({"model": ds[MODEL].values.astype(str), "accuracy": accuracy, **out})
-    df = df.sort_values(["expected_rank", "model"], kind="stable").reset_index(drop=True)
+    df = df.sort_values(
+        ["accuracy", "expected_rank", "model"], ascending=[False, True, True], kind="stable"
+    ).reset_index(drop=True)
     level = check_confidence_level(confidence_level)
     with warnings.catch_warnings():  # the K = 1 split note is about columns not used here
         warnings.filterwarnings("ignore", message="data/prediction split not identifiable")
         pairs = pair_noise(ds, adjust="holm")
-    try:
-        df["group"] = letters_from_pairs(pairs, df["model"], alpha=1.0 - level)
-    except ValueError as err:  # a display too large to read
-        warnings.warn(f"ranks: no group letters: {err}", UserWarning, stacklevel=2)
-        df["group"] = None
-    df.attrs.update(model=model, n_resamples=int(n_resamples), about=about, **extra)
+    p = pvalue_matrix(pairs, df["model"])
+    scores = df["accuracy"].to_numpy()
+    df["in_top_group"] = top_group(p, scores, alpha=1.0 - level)
+    # runs of the rows in table order: at most M letters, never too many to read
+    df["group"] = compact_letters(p, alpha=1.0 - level, scores=scores, order=np.arange(len(df)))
+    df.attrs.update(
+        model=model,
+        n_resamples=int(n_resamples),
+        about=about,
+        family_size=int(pairs.attrs.get("family_size", len(pairs))),
+        **extra,
+    )
     return df[RANK_COLUMNS]

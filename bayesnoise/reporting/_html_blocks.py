@@ -11,6 +11,7 @@ import numpy as np
 
 from bayesnoise.vocabulary import describe, label
 
+from ._html_headline import linked, split_note
 from ._html_render import (
     Cell,
     Column,
@@ -91,6 +92,13 @@ def model_table(models, confidence_level: float) -> Table:
         if kappa:
             row += [num(r["kappa_median"], 2), text(r["kappa_status"])]
         rows.append(row)
+    if kappa and df["kappa_status"].astype(str).str.startswith("not identified").all():
+        # K = 1 everywhere: kappa is the prior's; the data notes say so once
+        columns, rows = columns[:-2], [row[:-2] for row in rows]
+    # a column empty on every row says nothing: leave it out (the notes say why it is empty)
+    keep = [j for j in range(len(columns)) if any(row[j].text for row in rows)] if rows else []
+    columns = [columns[j] for j in keep] if rows else columns
+    rows = [[row[j] for j in keep] for row in rows]
     return Table(columns, rows, "sortable model-table", "models")
 
 
@@ -199,6 +207,19 @@ def reference_view(refs, here: dict) -> Table:
     return Table(columns, rows, "reference", "reference noise")
 
 
+def notes(section) -> list[list]:
+    """The data notes as sentence parts (docs paths become links); the K = 1 split warning is
+    replaced by one note saying what the report did instead (:func:`split_note`)."""
+    out = []
+    k1 = split_note(section.models)
+    for note in section.notes:
+        said = ("data/prediction split not", "kappa is not identifiable")  # in the K = 1 note
+        if k1 is not None and note.startswith(said) and "(K = 1)" in note:
+            continue
+        out.append(linked(note))
+    return ([k1] if k1 is not None else []) + out
+
+
 def section_context(section, confidence_level: float) -> dict:
     """Everything ``section.html.j2`` needs for one benchmark."""
     close = section.data.get("close")
@@ -216,7 +237,8 @@ def section_context(section, confidence_level: float) -> dict:
         "close": None,
         "blocks": list(getattr(section, "blocks", []) or []),
         "figures": [(name, uri, cap) for name, (uri, cap) in section.figures.items()],
-        "notes": list(section.notes),
+        "notes": notes(section),
+        "headline": section.data.get("headline", []),
     }
     if section.references is not None:
         context["references"] = reference_view(section.references, section.data["here"])

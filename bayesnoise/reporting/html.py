@@ -20,6 +20,7 @@ from bayesnoise._common import new_spellings, reject_old
 from bayesnoise.data import DataError
 
 from ._html_blocks import section_html
+from ._html_headline import headline
 from ._html_reference import matching, read_references, reference_rows
 from ._html_render import png_data_uri, render_template, slug
 from ._html_sections import (
@@ -216,6 +217,7 @@ def benchmark_section(
         section.data["components"] = typical_components(close)
     section.summary = summary(ds, models, pairs, close if close is not None else pairs)
     section.data["close"] = close
+    section.data["headline"] = headline(section, paired_ds, confidence_level)
     kappa_ds = paired_ds if paired_ds is not None else ds
     section.data["kappa"], groups = _benchmark_kappa(kappa_ds)
     # the CDF figure shows the same group fits when it draws the same questions
