@@ -5,7 +5,9 @@ Designs (seeded; R replicates per cell):
 
 - ``stratified``: 3 models on 1,000 questions, 30% hard. Accuracy on easy questions 0.85,
   0.80, 0.75, on hard 0.30, 0.35, 0.40; the judge's sensitivity 0.9, specificity 0.7 on easy
-  questions and 0.5 on hard ones. The same questions are labelled for every model, hard ones
+  questions and 0.6 on hard ones (``SP_HARD``: with it the "before" numbers are the audit's of
+  issue 37 -- unweighted PPI++ of the middle model covering about 0.15 with bias -0.10, the
+  old per-model check firing in about 40% of data sets). The same questions are labelled for every model, hard ones
   with probability 0.35 and easy ones 0.10.
 - ``verdict``: the same, but a question is labelled with probability 0.35 when the judge
   fails any model's answer to it, else 0.10.
@@ -14,15 +16,20 @@ Designs (seeded; R replicates per cell):
 - ``all_same``: one model at 0.94 on 1,000 questions, a random 30 labelled, judge Se 0.9,
   Sp 0.7: about a fifth of the data sets have all 30 labels right.
 
+``check_power`` adds the check alone (cheap, more replicates): its firing rate at p < 0.01 and
+p < 0.05 on the stratified and random designs for a judge with specificity 0.5, 0.6 and 0.7
+on the hard questions (the lower, the less the judge's verdicts see the difficulty).
+
 The truth is the population accuracy (0.3 hard + 0.7 easy). "before": ppi_py's unweighted
 PPI++ (what ``judge`` printed), the unweighted exact misclassification posterior, and the
 per-model judge-mean check; "after": what ``bn.judge`` with ``label_prob_col`` computes
 (inverse-probability weighted PPI++ with the rectifier's SE floor, the stratified Bayes
 posterior, called directly for speed) and the check with its question-level test. Run::
 
-    nice -n 10 python -m studies.judge_weights --replicates 300
+    nice -n 10 python -m studies.judge_weights --replicates 200 --check-replicates 1000
 
-It writes ``benchmarks/results/judge_weights.csv`` and ``.md``.
+It writes ``benchmarks/results/judge_weights.csv``, ``judge_weights_check.csv`` and
+``judge_weights.md``.
 """
 
 from __future__ import annotations
@@ -40,11 +47,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 EASY = np.array([0.85, 0.80, 0.75])
 HARD = np.array([0.30, 0.35, 0.40])
 SHARE_HARD = 0.3
+SP_HARD = 0.6
 M = 1000
 OUT = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 
 
-def _draw(rng, design):
+def _draw(rng, design, sp_hard=SP_HARD):
     if design == "all_same":
         y = (rng.random((1, M)) < 0.94) * 1.0
         j = np.where(y == 1, rng.random(y.shape) < 0.9, rng.random(y.shape) > 0.7) * 1.0
@@ -54,7 +62,7 @@ def _draw(rng, design):
     hard = rng.random(M) < SHARE_HARD
     p = np.where(hard, HARD[:, None], EASY[:, None])
     y = (rng.random(p.shape) < p) * 1.0
-    sp = np.where(hard, 0.5, 0.7)
+    sp = np.where(hard, sp_hard, 0.7)
     j = np.where(y == 1, rng.random(y.shape) < 0.9, rng.random(y.shape) > sp) * 1.0
     if design == "stratified":
         pi = np.where(hard, 0.35, 0.10)
@@ -94,6 +102,7 @@ def run(design, replicates, seed, bayes=True):
 
     from bayesnoise.conjugate.judge import rate_posterior_exact, stratified_posterior
     from bayesnoise.frequentist.ppi import (
+        LABELLING_CHECK_LEVEL,
         inclusion_weights,
         labelling_checks,
         ppi_mean,
@@ -127,7 +136,7 @@ def run(design, replicates, seed, bayes=True):
                 "ppi_after_cover": after.low <= t <= after.high,
                 "human_after_cover": human.low <= t <= human.high,
                 "check_before": _old_check(lab, j) < 0.01 if k > 1 else np.nan,
-                "check_after": checks["p_judge_mean"] < 0.01 if k > 1 else np.nan,
+                "check_after": checks["p_judge_mean"] < LABELLING_CHECK_LEVEL if k > 1 else np.nan,
             }
             if bayes:
                 tp = int(((yl == 1) & (jl == 1)).sum())
@@ -158,6 +167,38 @@ def run(design, replicates, seed, bayes=True):
                 row["pair_after_cover"] = pr.low <= td <= pr.high
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def check_power(replicates, seed):
+    """The check's firing rates (old per-model Welch tests, new question-level Mann-Whitney)."""
+    from bayesnoise.frequentist.ppi import labelling_checks
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for sp_hard in (0.5, 0.6, 0.7):
+        for design in ("stratified", "random"):
+            old, new = [], []
+            for _ in range(replicates):
+                _, j, lab, _, _ = _draw(rng, design, sp_hard)
+                old.append(_old_check(lab, j))
+                new.append(labelling_checks(np.broadcast_to(lab, j.shape), j)["p_judge_mean"])
+            old, new = np.array(old), np.array(new)
+            for level in (0.01, 0.05):
+                out.append(
+                    {
+                        "design": design,
+                        "sp_hard": sp_hard,
+                        "level": level,
+                        "replicates": replicates,
+                        "old_rate": float(np.mean(old < level)),
+                        "new_rate": float(np.mean(new < level)),
+                        "mcse_new": float(
+                            np.sqrt(np.mean(new < level) * (1 - np.mean(new < level)) / replicates)
+                        ),
+                        "mcse_at_level": float(np.sqrt(level * (1 - level) / replicates)),
+                    }
+                )
+    return pd.DataFrame(out)
 
 
 def summarise(df):
@@ -199,20 +240,32 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--replicates", type=int, default=300)
     ap.add_argument("--seed", type=int, default=20240537)
+    ap.add_argument("--check-replicates", type=int, default=1000)
     ap.add_argument("--designs", default="stratified,verdict,random,all_same")
     args = ap.parse_args()
+    power = check_power(args.check_replicates, args.seed + 99)
+    print(power.to_string())
     frames = [run(d, args.replicates, args.seed + i) for i, d in enumerate(args.designs.split(","))]
     raw = pd.concat(frames, ignore_index=True)
     table = summarise(raw)
     OUT.mkdir(parents=True, exist_ok=True)
-    cmd = f"nice -n 10 python -m studies.judge_weights --replicates {args.replicates} --seed {args.seed}"
+    cmd = (
+        f"nice -n 10 python -m studies.judge_weights --replicates {args.replicates} "
+        f"--check-replicates {args.check_replicates} --seed {args.seed}"
+    )
+    power.to_csv(OUT / "judge_weights_check.csv", index=False, float_format="%.4f")
     table.to_csv(OUT / "judge_weights.csv", index=False, float_format="%.4f")
     (OUT / "judge_weights.md").write_text(
         f"# Judge labels with unequal inclusion probabilities\n\nWritten by `{cmd}`.\n"
         "Coverage of 95% intervals of each model's accuracy (pair: m0 - m1, m0 - m2), bias of "
         "the estimates, and how often the random-subset check (p < 0.01) fired. Designs: "
         "studies/judge_weights.py's docstring. Monte Carlo SE of a coverage near 0.95: "
-        f"{float(table['mcse_095'].iloc[0]):.3f}.\n\n" + _markdown(table)
+        f"{float(table['mcse_095'].iloc[0]):.3f}.\n\n"
+        + _markdown(table)
+        + "\n## The random-subset check alone\n\nFiring rates of the old check (per-model "
+        "Welch z-tests, Bonferroni) and the new one (Mann-Whitney on the questions' judge "
+        "means) at two levels; `stratified` rows are power, `random` rows false alarms. "
+        "sp_hard: the judge's specificity on the hard questions.\n\n" + _markdown(power)
     )
     print(table.to_string())
 

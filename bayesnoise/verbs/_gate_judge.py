@@ -47,20 +47,21 @@ def _one_source(data):
 
 
 def _labelled_checks(table, idx, source):
-    from bayesnoise.frequentist.ppi import labelling_checks
+    from bayesnoise.frequentist.ppi import LABELLING_CHECK_LEVEL, labelling_checks
 
     checks = labelling_checks(table.labelled[idx], table.judge[0][idx])
+    source = str(source) if len(str(source)) <= 40 else "..." + str(source)[-37:]
     if np.isfinite(checks["p_share"]) and checks["p_share"] < 0.01:
         _warn(
             f"check: {source}: the human-labelled share differs between the two models "
             f"(chi-square p = {checks['p_share']:.2g}); label the same random questions for "
             f"both ({_DOCS})"
         )
-    if np.isfinite(checks["p_judge_mean"]) and checks["p_judge_mean"] < 0.01:
+    if np.isfinite(checks["p_judge_mean"]) and checks["p_judge_mean"] < LABELLING_CHECK_LEVEL:
         _warn(
-            f"check: {source}: the judge's mean differs between labelled and unlabelled "
-            f"questions (adjusted p = {checks['p_judge_mean']:.2g}); were they chosen at "
-            f"random? ({_DOCS})"
+            f"check: {source}: the labelled questions' judge scores differ from the rest "
+            f"(Mann-Whitney p = {checks['p_judge_mean']:.2g}); not a random subset? add a "
+            "label_prob column; see docs/warnings.md#judge-labelled"
         )
     return checks
 

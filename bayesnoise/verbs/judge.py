@@ -141,7 +141,7 @@ def _verdicts(judge, source, name):
 
 
 def _labelled_checks(table):
-    from bayesnoise.frequentist.ppi import labelling_checks
+    from bayesnoise.frequentist.ppi import LABELLING_CHECK_LEVEL, labelling_checks
 
     if table.label_prob is not None:  # unequal by design: the weights correct for it
         return {"p_share": float("nan"), "p_judge_mean": float("nan")}
@@ -154,11 +154,11 @@ def _labelled_checks(table):
             UserWarning,
             stacklevel=3,
         )
-    if np.isfinite(checks["p_judge_mean"]) and checks["p_judge_mean"] < 0.01:
+    if np.isfinite(checks["p_judge_mean"]) and checks["p_judge_mean"] < LABELLING_CHECK_LEVEL:
         warnings.warn(
-            f"judge: the judge's mean differs between labelled and unlabelled items (adjusted "
-            f"p = {checks['p_judge_mean']:.2g}); were the labelled items chosen at random? "
-            "(see docs/howto/judge.md#the-random-subset)",
+            f"judge: the labelled questions' judge scores differ from the rest (Mann-Whitney p "
+            f"= {checks['p_judge_mean']:.2g}); not a random subset? add a label_prob column; "
+            "see docs/warnings.md#judge-labelled",
             UserWarning,
             stacklevel=3,
         )
