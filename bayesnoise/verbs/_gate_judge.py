@@ -20,7 +20,7 @@ __all__ = ["check_judged", "judged"]
 _READ_USED = ("model_col", "question_col")
 RANDOM_NOTE = (
     "the correction assumes the human-labelled questions are a random sample of the judged "
-    "ones (checked: labelled share per model, judge mean on labelled vs unlabelled questions)"
+    "ones (checked: labelled share per model, questions' judge means on labelled vs other ones)"
 )
 _DOCS = "see docs/howto/judge.md#gate-a-change-in-ci"
 

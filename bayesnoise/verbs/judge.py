@@ -20,7 +20,7 @@ BIASES = ("per-model", "shared")
 _READ_USED = ("models", "model_col", "question_col")
 RANDOM_NOTE = (
     "the correction assumes the human-labelled items are a random sample of the judged items "
-    "(checked: labelled share per model, judge mean on labelled vs unlabelled items)"
+    "(checked: labelled share per model, questions' judge means on labelled vs other questions)"
 )
 WEIGHTED_NOTE = (
     "the correction weights each labelled item by 1 / its inclusion probability (column {col}); "
