@@ -33,32 +33,58 @@ def _sq(x):
     return float(np.squeeze(x))
 
 
+def _oracle(y, yhat, yu, w, wu, lam, alpha):
+    """ppi_py's estimate (lam None: its tuning) and, at the lam given, the interval with the
+    Hajek-linearised SE: ppi_py's own interval of the centred data (``y - mean(w r)`` for
+    ``r = y - lam yhat``, ``yu - mean(w_U yu)``), whose SDs are those of ``w (r - mean(w r))``
+    and ``w_U lam (yu - mean(w_U yu))``, its estimate then 0, shifted to the estimate."""
+    w, wu = w / w.mean(), wu / wu.mean()  # ppi_py normalises the weights to mean 1 too
+    est = _sq(ppi_py.ppi_mean_pointestimate(y, yhat, yu, w=w, w_unlabeled=wu))
+    if lam is None:
+        return est, None, None
+    est = _sq(ppi_py.ppi_mean_pointestimate(y, yhat, yu, lam=lam, w=w, w_unlabeled=wu))
+    r = y - lam * yhat
+    yc, yuc = y - np.mean(w * r), yu - np.mean(wu * yu)
+    low, high = ppi_py.ppi_mean_ci(yc, yhat, yuc, alpha=alpha, lam=lam, w=w, w_unlabeled=wu)
+    assert abs(_sq(low) + _sq(high)) < 1e-10  # centred: the estimate is 0
+    return est, est + _sq(low), est + _sq(high)
+
+
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("lam", [None, 1.0, 0.4])
-def test_weighted_ppi_equals_ppi_py(seed, lam):
+def test_weighted_ppi_is_ppi_py_with_the_linearised_se(seed, lam):
     y, j, pi, lab = _world(seed)
     y, j = y[0], j[0]
     w, wu = inclusion_weights(pi, lab)
     ours = ppi_mean(y[lab], j[lab], j[~lab], lam=lam, w=w, w_unlabelled=wu, confidence_level=0.9)
-    args = (y[lab], j[lab], j[~lab])
-    kw = {"lam": lam, "w": w, "w_unlabeled": wu}
-    low, high = ppi_py.ppi_mean_ci(*args, alpha=0.1, **kw)
-    assert abs(ours.estimate - _sq(ppi_py.ppi_mean_pointestimate(*args, **kw))) < 1e-8
+    est, _, _ = _oracle(y[lab], j[lab], j[~lab], w, wu, lam, 0.1)
+    assert abs(ours.estimate - est) < 1e-8  # lam None: ppi_py's tuned lam
+    est, low, high = _oracle(y[lab], j[lab], j[~lab], w, wu, ours.lam, 0.1)
+    assert abs(ours.low - low) < 1e-8 and abs(ours.high - high) < 1e-8
+    # the p-value is the z-test with that SE
+    ours = ppi_mean(y[lab], j[lab], j[~lab], lam=ours.lam, w=w, w_unlabelled=wu, null=0.7)
+    se = (high - low) / (2 * stats.norm.ppf(0.95))
+    assert abs(ours.p_value - 2 * stats.norm.sf(abs(est - 0.7) / se)) < 1e-8
+
+
+def test_unweighted_ppi_is_ppi_py():
+    y, j, _, lab = _world(2)
+    y, j = y[0], j[0]
+    ours = ppi_mean(y[lab], j[lab], j[~lab])
+    low, high = ppi_py.ppi_mean_ci(y[lab], j[lab], j[~lab], alpha=0.05)
     assert abs(ours.low - _sq(low)) < 1e-8 and abs(ours.high - _sq(high)) < 1e-8
-    if lam is not None:  # ppi_py's tuned p-value does not clip lambda; compare at a fixed one
-        p = ppi_py.ppi_mean_pval(*args, null=0.7, lam=lam, w=w, w_unlabeled=wu)
-        ours = ppi_mean(y[lab], j[lab], j[~lab], lam=lam, w=w, w_unlabelled=wu, null=0.7)
-        assert abs(ours.p_value - _sq(p)) < 1e-8
 
 
-def test_weighted_paired_difference_equals_ppi_py():
+def test_weighted_paired_difference_is_ppi_py_with_the_linearised_se():
     y, j, pi, lab = _world(5, models=2)
     nan_y = np.where(lab, y, np.nan)
     d, dh = y[0] - y[1], j[0] - j[1]
     w, wu = inclusion_weights(pi, lab)
-    low, high = ppi_py.ppi_mean_ci(d[lab], dh[lab], dh[~lab], alpha=0.05, w=w, w_unlabeled=wu)
     r = ppi_paired_difference(nan_y[0], nan_y[1], j[0], j[1], label_prob=pi)
-    assert abs(r.low - _sq(low)) < 1e-8 and abs(r.high - _sq(high)) < 1e-8
+    est, _, _ = _oracle(d[lab], dh[lab], dh[~lab], w, wu, None, 0.05)
+    _, low, high = _oracle(d[lab], dh[lab], dh[~lab], w, wu, r.lam, 0.05)
+    assert abs(r.estimate - est) < 1e-8
+    assert abs(r.low - low) < 1e-8 and abs(r.high - high) < 1e-8
 
 
 def _frame(y, j, pi, lab, col="label_prob"):
@@ -79,11 +105,13 @@ def test_judge_finds_label_prob_and_weights_by_it():
     df = _frame(y, j, pi, lab)
     r = bn.judge(df).isel(model=0)  # label_prob found on its own
     w, wu = inclusion_weights(pi, lab)
-    low, high = ppi_py.ppi_mean_ci(
-        y[0, lab], j[0, lab], j[0, ~lab], alpha=0.05, w=w, w_unlabeled=wu
-    )
-    assert abs(float(r["accuracy_ppi_low"]) - _sq(low)) < 1e-8
-    assert abs(float(r["accuracy_ppi_high"]) - _sq(high)) < 1e-8
+    lam = float(r["ppi_lambda"])
+    args = (y[0, lab], j[0, lab], j[0, ~lab], w, wu)
+    est, _, _ = _oracle(*args, None, 0.05)
+    assert abs(float(r["accuracy_ppi"]) - est) < 1e-8
+    _, low, high = _oracle(*args, lam, 0.05)
+    assert abs(float(r["accuracy_ppi_low"]) - low) < 1e-8
+    assert abs(float(r["accuracy_ppi_high"]) - high) < 1e-8
     other = bn.judge(df.rename(columns={"label_prob": "p_sel"}), label_prob_col="p_sel")
     assert float(other["accuracy_ppi"][0]) == float(r["accuracy_ppi"])
 

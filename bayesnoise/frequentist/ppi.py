@@ -19,9 +19,13 @@ Labels drawn with known unequal inclusion probabilities ``pi`` (hard questions l
 often, or by the judge's verdict): the labelled items get weights ``w = 1 / pi`` and the
 unlabelled ones ``w_U = 1 / (1 - pi)`` (each normalised to mean 1), exactly ``ppi_py``'s
 ``w=`` / ``w_unlabeled=``: both means are then inverse-probability (Hajek) means of the
-population, the SEs are those of ``w (y - lam yhat)`` and ``w_U lam yhat``, and ``lam`` is
-tuned on the weighted gradients as ``ppi_py`` does. Equal probabilities give the unweighted
-numbers.
+population and ``lam`` is tuned on the weighted gradients as ``ppi_py`` does (estimate and
+``lam`` equal to ``ppi_py``'s). The SEs are the Hajek means' linearised ones, the SDs of
+``w (r - mean(w r))`` for ``r = y - lam yhat`` and of ``w_U lam (yhat - mean(w_U yhat))``;
+``ppi_py`` takes the SDs of ``w r`` and ``w_U lam yhat``, which add about ``mean(w r)^2
+var(w)``: in ``benchmarks/results/judge_weights.md`` its weighted intervals covered
+0.955-0.985, conservative, where these cover near 0.95. Equal probabilities give the
+unweighted numbers, ``ppi_py``'s.
 
 The rectifier's SE has a floor: when the labelled rectifier hardly varies (every label the
 same, e.g. 30 of 30 labels right), its sample SE is 0 or too small and the z interval would
@@ -201,6 +205,12 @@ def _z_pvalue(estimate, se, null, alternative):
     return float(stats.norm.sf(z) if alternative == "greater" else stats.norm.cdf(z))
 
 
+def _linearised_sd(w, x) -> float:
+    """``sqrt(mean(w^2 (x - mean(w x))^2))`` for weights of mean 1: the SD of a Hajek mean's
+    linearised terms; ``x.std()`` when every weight is 1."""
+    return float(np.sqrt(np.mean((w * (x - np.mean(w * x))) ** 2)))
+
+
 def ppi_mean(
     y,
     yhat,
@@ -264,8 +274,10 @@ def ppi_mean(
     estimate = float(lam * np.mean(wu * yu) + rect.mean())
     n_eff = w.sum() ** 2 / np.sum(w**2)
     floor = rectifier_se_floor(n_eff, level, alternative)
-    se_rect = max(float(rect.std() / np.sqrt(n)), floor)
-    se = float(np.sqrt(lam**2 * (wu * yu).var() / big_n + se_rect**2))
+    # Hajek linearisation: each weight times the value's deviation from the weighted mean
+    # (= the sample SD, ddof 0, without weights, so ppi_py's numbers; module docs)
+    se_rect = max(_linearised_sd(w, y - lam * yhat) / np.sqrt(n), floor)
+    se = float(np.sqrt((lam * _linearised_sd(wu, yu)) ** 2 / big_n + se_rect**2))
     low, high = z_interval(estimate, se, level, alternative)
     every = np.concatenate([yhat, yu])
     return PPIResult(
@@ -278,7 +290,7 @@ def ppi_mean(
         n=n,
         N=big_n,
         human_mean=float(np.mean(w * y)),
-        se_human=max(float((w * y).std() / np.sqrt(n)), floor),
+        se_human=max(_linearised_sd(w, y) / np.sqrt(n), floor),
         judge_mean=float(every.mean()),
         se_judge=float(every.std() / np.sqrt(every.size)),
     )
