@@ -258,7 +258,9 @@ def main():
     (OUT / "judge_weights.md").write_text(
         f"# Judge labels with unequal inclusion probabilities\n\nWritten by `{cmd}`.\n"
         "Coverage of 95% intervals of each model's accuracy (pair: m0 - m1, m0 - m2), bias of "
-        "the estimates, and how often the random-subset check (p < 0.01) fired. Designs: "
+        "the estimates, and how often the random-subset check fired (check_before: the old "
+        "per-model Welch tests at p < 0.01; check_after: the Mann-Whitney test at p < 0.05). "
+        "Designs: "
         "studies/judge_weights.py's docstring. Monte Carlo SE of a coverage near 0.95: "
         f"{float(table['mcse_095'].iloc[0]):.3f}.\n\n"
         + _markdown(table)
