@@ -81,10 +81,6 @@ import numpy as np
 from scipy import stats
 
 __all__ = [
-    "ESTIMATORS",
-    "FALLBACK_NOT_POSITIVE",
-    "FALLBACK_TWO_LEVELS",
-    "MISSINGNESS_LEVEL",
     "CrossedFit",
     "additive_weights",
     "anova_mean_squares",

@@ -47,7 +47,6 @@ from scipy import special, stats
 from bayesnoise._common import check_confidence_level
 
 __all__ = [
-    "LABELLING_CHECK_LEVEL",
     "PPIResult",
     "agreement",
     "human_labels_for_se",

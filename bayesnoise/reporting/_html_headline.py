@@ -22,7 +22,7 @@ from bayesnoise._common import few
 
 from ._html_render import slug
 
-__all__ = ["DOCS_ENV", "docs_url", "headline", "linked", "split_note"]
+__all__ = ["docs_url", "headline", "linked", "split_note"]
 
 #: Environment variable naming the base URL of the built documentation (the Sphinx site); the
 #: report links ``<base>/<page>.html#anchor``. Unset: the page in this copy of the repository.
