@@ -198,6 +198,7 @@ def check_convergence(
     rhat_max: float = RHAT_MAX,
     ess_min: float = ESS_MIN,
     warn: bool = True,
+    advice: str = "Run more draws/tune or chains",
 ) -> ConvergenceReport:
     """Check r_hat, bulk / tail ESS and divergences; warn naming the offending variables.
 
@@ -211,6 +212,9 @@ def check_convergence(
         Thresholds: r_hat > ``rhat_max`` or bulk / tail ESS < ``ess_min`` is a problem.
     warn : bool, default True
         Emit a :class:`ConvergenceWarning` when there is a problem.
+    advice : str, optional
+        What the warning tells to do, in the caller's options (a verb's ``draws=``, a
+        command's ``--draws``); default the generic "Run more draws/tune or chains".
 
     Returns
     -------
@@ -252,7 +256,7 @@ def check_convergence(
         warn_user(
             "MCMC diagnostics out of bounds (worst element per variable): "
             + report.message()
-            + ". Run more draws/tune or chains before trusting these numbers.",
+            + f". {advice} before trusting these numbers.",
             ConvergenceWarning,
         )
     return report
