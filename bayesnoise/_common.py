@@ -17,11 +17,11 @@ import pandas as pd
 from scipy import special
 
 __all__ = [
-    "ConfidenceInterval",
-    "OptionalDependencyError",
     "MCMC_CHAINS",
     "MCMC_DRAWS",
     "MCMC_TUNE",
+    "ConfidenceInterval",
+    "OptionalDependencyError",
     "caller",
     "calling",
     "check_confidence_level",
@@ -40,8 +40,8 @@ __all__ = [
     "see_warnings",
     "short_line",
     "tail_probabilities",
-    "warn",
     "triu_pairs",
+    "warn",
     "z_from_level",
 ]
 

@@ -73,9 +73,7 @@ def _templates(tmp):
         for t in range(3)
     ]
     path = tmp / "templates.csv"
-    pd.DataFrame(rows, columns=["model", "question", "template", "score"]).to_csv(
-        path, index=False
-    )
+    pd.DataFrame(rows, columns=["model", "question", "template", "score"]).to_csv(path, index=False)
     return path
 
 

@@ -295,7 +295,7 @@ def sample_crossed(
     except ImportError:
         sampler = "pymc"
     extra = {"nuts": {"adaptation": adaptation}} if adaptation and sampler == "nutpie" else {}
-    with model, quiet_logs(not progress):
+    with model, quiet_logs(progress):
         tree = pm.sample(
             draws=draws,
             tune=tune,
@@ -314,10 +314,10 @@ def sample_crossed(
 
 
 @contextlib.contextmanager
-def quiet_logs(quiet: bool = True):
+def quiet_logs(progress: bool = False):
     """PyMC's information lines (``NUTS[nutpie]: [...]``, "Sampling 2 chains ...") off standard
-    error within the block when ``quiet``; its warnings still show."""
-    if not quiet:
+    error within the block unless ``progress``; its warnings still show."""
+    if progress:
         yield
         return
     logger = logging.getLogger("pymc")

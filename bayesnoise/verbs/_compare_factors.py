@@ -49,6 +49,7 @@ def mcmc_note() -> str:
         f"; PyMC, 30 s or more, with {option('draws')}, {option('tune')}, {option('chains')})"
     )
 
+
 GRADED_NOTE = (
     "no *_mcmc columns: the Bayesian crossed model (`noises --method mcmc`) has a binomial "
     "likelihood and needs 0/1 scores; these have partial credit (the frequentist rows take them)"

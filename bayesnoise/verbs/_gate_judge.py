@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bayesnoise._common import did_you_mean
 from bayesnoise.data import DataError
 
 from ._inputs import READ_OPTIONS
@@ -119,9 +120,7 @@ def check_judged(
     idx = []
     for role, model in (("baseline", baseline), ("candidate", candidate)):
         if str(model) not in table.models:
-            raise DataError(
-                f"{name}: no {role} model {model!r}; models are {', '.join(table.models[:20])}"
-            )
+            raise DataError(f"{name}: {role}: {did_you_mean(model, table.models)}")
         idx.append(table.models.index(str(model)))
     jb, jc = table.judge[0, idx[0]], table.judge[0, idx[1]]
     hb, hc = table.human[idx[0]], table.human[idx[1]]

@@ -383,9 +383,7 @@ def compare(
         if method != "mcmc":
             out.attrs["note"] = mcmc_note()
             return out
-        return with_mcmc(
-            out, ds, read.get("factors"), by, confidence_level, rng, progress, **mcmc
-        )
+        return with_mcmc(out, ds, read.get("factors"), by, confidence_level, rng, progress, **mcmc)
     rng = as_seed(rng)
     level = _level(confidence_level)
     if by == "pair":
