@@ -119,7 +119,7 @@ def did_you_mean(name, known: Iterable, what: str = "model", show: int = 5) -> s
         low = str(name).lower()
         close = [k for k in known if low and low in k.lower()][:3]
     hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
-    return f"no {what} {str(name)!r}{hint} ({len(known)} {what}s: {few(known, 60)})"
+    return f"no {what} {str(name)!r}{hint} ({len(known)} {what}s: {few(known, 40)})"
 
 
 class OptionalDependencyError(ImportError):

@@ -102,6 +102,23 @@ def check_read_options(read: dict, verb: str | None = None) -> dict:
     return {**READ_OPTIONS, **read}
 
 
+def judge_graded(data, read: dict) -> bool:
+    """True when ``data`` is one judge-graded table that ``judge`` reads without options (its
+    judge-score and human-label columns found by :func:`bayesnoise.io.judge.judge_columns`,
+    the detection ``judge`` uses) and no option says to read it otherwise (``score_col``,
+    ``count_col``, ``factors``): ``check``, ``plan`` and ``report`` then read it as ``judge``
+    does."""
+    from bayesnoise.io.judge import judge_columns
+
+    if any(read.get(k) for k in ("score_col", "count_col", "sample_col", "factors")):
+        return False
+    if isinstance(data, list | tuple):
+        if len(data) != 1:
+            return False
+        data = data[0]
+    return judge_columns(data) is not None
+
+
 def _model_list(models) -> list[str] | None:
     if models is None:
         return None

@@ -20,6 +20,7 @@ from ._inputs import (
     dataset,
     fill_docs,
     gate_model,
+    judge_graded,
     source_name,
 )
 from ._result import to_result
@@ -269,7 +270,11 @@ def check(
     margin, alpha = _check_margin(margin), _check_alpha(alpha)
     check_value("check", "method", method, METHODS)
     read = check_read_options(read, "check")
-    if judged(judge_col, human_col, human) or label_prob_col is not None:
+    if (
+        judged(judge_col, human_col, human)
+        or label_prob_col is not None
+        or judge_graded(data, read)
+    ):
         return check_judged(
             data,
             baseline=baseline,
