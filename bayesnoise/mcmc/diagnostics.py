@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayesnoise._common import MESSAGE_WIDTH
+
 __all__ = [
     "ConvergenceReport",
     "ConvergenceWarning",
@@ -253,12 +255,18 @@ def check_convergence(
         table=table,
     )
     if warn and not report.ok:
-        warn_user(
-            "MCMC diagnostics out of bounds (worst element per variable): "
-            + report.message()
-            + f". {advice} before trusting these numbers.",
-            ConvergenceWarning,
-        )
+        head = "MCMC diagnostics out of bounds (worst per variable): "
+        tail = f". {advice} before trusting them."
+        room = MESSAGE_WIDTH - len(head) - len(tail)
+        what = report.message()
+        if len(what) > room:  # the first problems that fit whole; what to do stays on the line
+            parts, kept = what.split("; "), []
+            for part in parts:
+                if len("; ".join([*kept, part, "..."])) > room:
+                    break
+                kept.append(part)
+            what = "; ".join([*kept, "..."]) if kept else parts[0][: room - 3] + "..."
+        warn_user(head + what + tail, ConvergenceWarning)
     return report
 
 
