@@ -17,9 +17,6 @@ import pandas as pd
 from scipy import special
 
 __all__ = [
-    "MCMC_CHAINS",
-    "MCMC_DRAWS",
-    "MCMC_TUNE",
     "ConfidenceInterval",
     "OptionalDependencyError",
     "caller",
