@@ -157,3 +157,15 @@ def test_noise_notes_a_deterministic_model():
         warnings.simplefilter("always")
         bn.noise(from_arrays(c[:, :] // 5, np.ones(c.shape), models=["a", "b"]), progress=False)
     assert not [w for w in rec if "deterministic" in str(w.message)]
+
+
+def test_model_roles_are_named_in_each_language():
+    with pytest.raises(DataError) as info:
+        bn.check(CRUX, baseline="phind")
+    assert "candidate='MODEL'" in str(info.value) and "--candidate" not in str(info.value)
+    text = _cli_error(["check", str(CRUX), "--baseline", "phind", "--no-progress"])
+    assert "--candidate MODEL" in text and "candidate=" not in text
+    with pytest.raises(DataError, match=r"by='pair'"):
+        bn.compare(CRUX, pair=("phind", "codellama-13b"))
+    text = _cli_error(["compare", str(CRUX), "--pair", "phind", "codellama-13b", "--no-progress"])
+    assert "--by pair" in text and "by=" not in text

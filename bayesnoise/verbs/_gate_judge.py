@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bayesnoise._common import did_you_mean
+from bayesnoise._common import did_you_mean, few, option
 from bayesnoise.data import DataError
 
 from ._inputs import READ_OPTIONS
@@ -112,8 +112,8 @@ def check_judged(
         )
     if baseline is None or candidate is None:
         raise DataError(
-            f"{name}: name both models with baseline= and candidate= (CLI: --baseline MODEL "
-            f"--candidate MODEL); models are {', '.join(table.models[:20])}"
+            f"{name}: name both models with {option('baseline', repr('MODEL'))} and "
+            f"{option('candidate', repr('MODEL'))}; models are {few(table.models)}"
         )
     if str(baseline) == str(candidate):
         raise DataError(f"baseline and candidate are the same model ({baseline!r})")

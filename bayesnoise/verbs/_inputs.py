@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bayesnoise._common import calling, did_you_mean, reject_renamed
+from bayesnoise._common import calling, did_you_mean, few, option, reject_renamed
 from bayesnoise.data import MODEL, DataError, attr
 
 #: Input options every data verb takes (the command line's shared input flags), with defaults.
@@ -405,10 +405,9 @@ def gate_model(ds, model, role: str) -> str:
     source = attr(ds, "source")
     if model is None:
         if len(models) != 1:
-            flag = "--baseline" if role == "baseline" else "--candidate"
             raise DataError(
-                f"{source}: holds {len(models)} models ({', '.join(models[:8])}); name the "
-                f"{role} with {role}= (CLI: {flag} MODEL)"
+                f"{source}: holds {len(models)} models ({few(models)}); name the "
+                f"{role} with {option(role, repr('MODEL'))}"
             )
         return models[0]
     if str(model) not in models:

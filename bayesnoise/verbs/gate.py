@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bayesnoise._common import option
 from bayesnoise.data import MODEL, QUESTION, DataError, attr
 
 from ._gate_judge import check_judged, judged
@@ -321,8 +322,8 @@ def check(
         )
     if not named:
         raise DataError(
-            "one source: name both models with baseline= and candidate= "
-            "(CLI: --baseline MODEL --candidate MODEL), or give two sources"
+            f"one source: name both models with {option('baseline', repr('MODEL'))} and "
+            f"{option('candidate', repr('MODEL'))}, or give two sources"
         )
     if str(baseline) == str(candidate):
         raise DataError(f"baseline and candidate are the same model ({baseline!r})")

@@ -358,7 +358,9 @@ def compare(
             )
     ds = dataset(data, progress=progress, factors_ok=True, **read)
     if pair is not None and by != "pair":
-        raise DataError('pair= compares two models: use it with by="pair" (CLI: --by pair)')
+        raise DataError(
+            f"{option('pair')} compares two models: use it with {option('by', repr('pair'))}"
+        )
     if pair:
         ds = select_pair(ds, pair)
     if method == "mcmc" and not has_factors(ds):
