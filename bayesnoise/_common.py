@@ -101,9 +101,10 @@ def option(name: str, value: str | None = None) -> str:
     return f"{name}=" if value is None else f"{name}={value}"
 
 
-def did_you_mean(name, known: Iterable, what: str = "model", show: int = 5) -> str:
+def did_you_mean(name, known: Iterable, what: str = "model", role: str = "") -> str:
     """``"no model 'x'; did you mean 'y'? (59 models: a, b, +57 more)"``: the closest known
-    names (:func:`difflib.get_close_matches`) and a few others, never the whole list.
+    names (:func:`difflib.get_close_matches`) and a few others, never the whole list; ``role``
+    ("baseline") goes before ``what``.
 
     Examples
     --------
@@ -116,7 +117,8 @@ def did_you_mean(name, known: Iterable, what: str = "model", show: int = 5) -> s
         low = str(name).lower()
         close = [k for k in known if low and low in k.lower()][:3]
     hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
-    return f"no {what} {str(name)!r}{hint} ({len(known)} {what}s: {few(known, 40)})"
+    who = f"{role} {what}" if role else what
+    return f"no {who} {str(name)!r}{hint} ({len(known)} {what}s: {few(known, 40)})"
 
 
 class OptionalDependencyError(ImportError):

@@ -120,7 +120,7 @@ def check_judged(
     idx = []
     for role, model in (("baseline", baseline), ("candidate", candidate)):
         if str(model) not in table.models:
-            raise DataError(f"{name}: {role}: {did_you_mean(model, table.models)}")
+            raise DataError(f"{name}: {did_you_mean(model, table.models, role=role)}")
         idx.append(table.models.index(str(model)))
     jb, jc = table.judge[0, idx[0]], table.judge[0, idx[1]]
     hb, hc = table.human[idx[0]], table.human[idx[1]]

@@ -411,7 +411,7 @@ def gate_model(ds, model, role: str) -> str:
             )
         return models[0]
     if str(model) not in models:
-        raise DataError(f"{source}: {role}: {did_you_mean(model, models)}")
+        raise DataError(f"{source}: {did_you_mean(model, models, role=role)}")
     return str(model)
 
 
