@@ -5,6 +5,9 @@ Nothing here knows about xarray; it is imported by every subpackage (and only by
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import difflib
 import inspect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -16,21 +19,106 @@ from scipy import special
 __all__ = [
     "ConfidenceInterval",
     "OptionalDependencyError",
+    "caller",
+    "calling",
     "check_confidence_level",
+    "cut",
+    "did_you_mean",
     "few",
     "fmt_value",
     "name_list",
     "new_spellings",
     "one_line",
+    "option",
     "pair_table",
     "reject_old",
     "reject_renamed",
     "require",
     "see_warnings",
+    "short_line",
     "tail_probabilities",
     "triu_pairs",
+    "warn",
     "z_from_level",
 ]
+
+
+#: The package's one set of PyMC defaults: draws and tuning steps per chain, chains (every verb
+#: and command that samples with MCMC: ``posterior``, ``noises``, ``compare``).
+MCMC_DRAWS, MCMC_TUNE, MCMC_CHAINS = 1000, 1000, 2
+
+#: Who called: ``"python"`` (a function of the package), ``"verb"`` (a ``bn.<verb>``, whose
+#: input options are ``score_col=`` ...) or ``"cli"`` (the command line, ``--score-col``).
+#: Errors name options in the caller's language (:func:`option`).
+_CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("bayesnoise_caller", default="python")
+#: Python keyword -> its command-line flag where the two are not spelled alike.
+_FLAGS = {"factors": "--factor", "by": "--by", "pair": "--pair"}
+
+
+def caller() -> str:
+    """``"python"``, ``"verb"`` or ``"cli"``: who is calling (see :func:`calling`).
+
+    Examples
+    --------
+    >>> caller()
+    'python'
+    """
+    return _CALLER.get()
+
+
+@contextlib.contextmanager
+def calling(kind: str):
+    """Within this block errors speak to ``kind`` (``"verb"`` or ``"cli"``); a verb called by
+    the command line stays ``"cli"``.
+
+    Examples
+    --------
+    >>> with calling("cli"):
+    ...     option("score_col", "NAME")
+    '--score-col NAME'
+    """
+    if kind not in ("python", "verb", "cli"):
+        raise ValueError(f"kind must be 'python', 'verb' or 'cli', got {kind!r}")
+    token = _CALLER.set("cli" if _CALLER.get() == "cli" else kind)
+    try:
+        yield
+    finally:
+        _CALLER.reset(token)
+
+
+def option(name: str, value: str | None = None) -> str:
+    """Option ``name`` (a keyword of the verbs) as the caller writes it: ``score_col=NAME`` in
+    Python, ``--score-col NAME`` on the command line (:func:`calling`).
+
+    Examples
+    --------
+    >>> option("score_col", "'NAME'"), option("draws")
+    ("score_col='NAME'", 'draws=')
+    """
+    if _CALLER.get() == "cli":
+        flag = _FLAGS.get(name, "--" + name.replace("_", "-"))
+        return flag if value is None else f"{flag} {value.strip(chr(39))}"
+    return f"{name}=" if value is None else f"{name}={value}"
+
+
+def did_you_mean(name, known: Iterable, what: str = "model", role: str = "") -> str:
+    """``"no model 'x'; did you mean 'y'? (59 models: a, b, +57 more)"``: the closest known
+    names (:func:`difflib.get_close_matches`) and a few others, never the whole list; ``role``
+    ("baseline") goes before ``what``.
+
+    Examples
+    --------
+    >>> did_you_mean("gpt4", ["gpt-4", "claude", "llama"])
+    "no model 'gpt4'; did you mean 'gpt-4'? (3 models: gpt-4, claude, llama)"
+    """
+    known = [str(k) for k in known]
+    close = difflib.get_close_matches(str(name), known, n=3, cutoff=0.6)
+    if not close:  # a prefix or a part of a long name
+        low = str(name).lower()
+        close = [k for k in known if low and low in k.lower()][:3]
+    hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+    who = f"{role} {what}" if role else what
+    return f"no {who} {str(name)!r}{hint} ({len(known)} {what}s: {few(known, 40)})"
 
 
 class OptionalDependencyError(ImportError):
@@ -253,6 +341,70 @@ def name_list(names: Iterable | None, size: int, prefix: str) -> list[str]:
 WARNINGS_PAGE = "docs/warnings.md"
 #: Longest warning line (characters): a warning is one line that says what to do.
 WARNING_WIDTH = 200
+#: What the command line prints before a warning's message (counted in its line's width).
+WARNING_PREFIX = "warning: "
+#: Longest warning message: the line the command line prints stays within WARNING_WIDTH.
+MESSAGE_WIDTH = WARNING_WIDTH - len(WARNING_PREFIX)
+
+
+def cut(name: str, width: int) -> str:
+    """``name`` cut in the middle to at most ``width`` characters (``"abc...xyz"``).
+
+    Examples
+    --------
+    >>> cut("a-very-long-model-name", 12)
+    'a-ver...name'
+    """
+    name = str(name)
+    if len(name) <= width:
+        return name
+    keep = max(width - 3, 2)
+    return name[: keep - keep // 2] + "..." + name[len(name) - keep // 2 :]
+
+
+def short_line(text: str, width: int = MESSAGE_WIDTH) -> str:
+    """``text`` on one line of at most ``width`` characters: line breaks become spaces, then
+    the longest words (model names, paths) are cut in the middle until it fits; the closing
+    ``see docs/...`` pointer is kept whole.
+
+    Examples
+    --------
+    >>> line = short_line("model " + "m" * 300 + " is odd; see docs/warnings.md#x")
+    >>> len(line) <= MESSAGE_WIDTH, line.endswith("see docs/warnings.md#x")
+    (True, True)
+    """
+    words = " ".join(str(text).split()).split(" ")
+    over = len(" ".join(words)) - width
+    while over > 0:
+        i = max(
+            (j for j, w in enumerate(words) if not w.startswith("docs/")),
+            key=lambda j: len(words[j]),
+            default=None,
+        )
+        if i is None or len(words[i]) <= 12:
+            break
+        words[i] = cut(words[i], max(12, len(words[i]) - over))
+        over = len(" ".join(words)) - width
+    line = " ".join(words)
+    return line if len(line) <= width else cut(line, width)
+
+
+def warn(text: str, category: type[Warning] = UserWarning, stacklevel: int = 1, **kw) -> None:
+    """:func:`warnings.warn` of ``text`` made one line of at most :data:`MESSAGE_WIDTH`
+    characters (:func:`short_line`); ``stacklevel`` counts from the caller, as there.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as rec:
+    ...     warnings.simplefilter("always")
+    ...     warn("model " + "m" * 300 + " has one question")
+    >>> len(str(rec[0].message)) <= MESSAGE_WIDTH
+    True
+    """
+    import warnings
+
+    warnings.warn(short_line(text), category, stacklevel=stacklevel + 1, **kw)
 
 
 def see_warnings(anchor: str) -> str:
@@ -268,20 +420,21 @@ def see_warnings(anchor: str) -> str:
 
 def one_line(text: str, names: Iterable, unit: str = "model(s)") -> str:
     """``text`` with ``{who}`` replaced by ``"N model(s) (a, b, +k more)"``, the names cut so
-    that the line stays within :data:`WARNING_WIDTH` characters whatever they are.
+    that the line stays within :data:`MESSAGE_WIDTH` characters whatever they are (the
+    command line's ``warning: `` before it: :data:`WARNING_WIDTH`).
 
     Examples
     --------
     >>> one_line("kappa is wide for {who}; see x", ["a", "b"])
     'kappa is wide for 2 model(s) (a, b); see x'
     >>> len(one_line("kappa is wide for {who}; see x", ["m" * 300, "b"]))
-    200
+    191
     """
     names = list(names)
     head = f"{len(names)} {unit} ("
-    spare = WARNING_WIDTH - (len(text) - len("{who}")) - len(head) - 1
+    spare = MESSAGE_WIDTH - (len(text) - len("{who}")) - len(head) - 1
     width = max(8, spare - len(f", +{len(names)} more"))
-    return text.replace("{who}", f"{head}{few(names, width)})")
+    return short_line(text.replace("{who}", f"{head}{few(names, width)})"))
 
 
 def few(names: Iterable, width: int = 40) -> str:
@@ -293,14 +446,14 @@ def few(names: Iterable, width: int = 40) -> str:
     >>> few(["a", "b"]), few(["model-" + str(i) for i in range(9)], width=20)
     ('a, b', 'model-0, model-1, +7 more')
     >>> few(["a-very-long-model-name-indeed-more-than-forty-chars-long"])
-    'a-very-long-model-name-indeed-more-th...'
+    'a-very-long-model-n...n-forty-chars-long'
     """
     names = [str(n) for n in names]
     shown: list[str] = []
     used = 0
     for name in names:
         if len(name) > width:
-            name = name[: width - 3] + "..."
+            name = cut(name, width)
         if shown and used + len(name) + 2 > width:
             break
         shown.append(name)

@@ -116,7 +116,7 @@ def test_pairs_adjust_permutations_and_one_pair(capsys, crux):
     # a single pre-specified pair is a family of one
     assert one["p_value_adjusted"][0] == pytest.approx(row["p_value"], rel=1e-9)
     assert main(["pairs", crux, "--pair", "mixtral-8x7b", "nobody"]) == 2
-    assert "'nobody', which is not in the file" in capsys.readouterr().err
+    assert "no model 'nobody'" in capsys.readouterr().err
 
 
 def test_arena_json_and_output_file(capsys, crux, tmp_path):

@@ -1,5 +1,6 @@
-"""compare on factor dims (issue 31): the frequentist crossed rows of noises and, beside them,
-the Bayesian crossed model's columns (noises --method mcmc), from one fit per call.
+"""compare on factor dims (issue 31): the frequentist crossed rows of noises and, with
+``--method mcmc`` (issue 37: opt-in, the default runs no sampler), beside them the Bayesian
+crossed model's columns (noises --method mcmc), from one fit per call.
 
 Each fit (2 chains x 1000 draws after 1000 tuning steps, compare's defaults) of 3 models x 30
 questions x 4 templates x 2 runs took 16-26 s at load 4 on 2 cores (nutpie compiles the model
@@ -93,18 +94,24 @@ def frame():
 
 
 @pytest.fixture(scope="module")
-def cli_table(frame, tmp_path_factory):
-    """``bayesnoise compare FILE --factor template`` (per model), as printed (CSV)."""
+def cli_run(frame, tmp_path_factory):
+    """``bayesnoise compare FILE --factor template --method mcmc`` (per model): the table as
+    printed (CSV) and what went to standard error."""
     from bayesnoise.cli import main
 
     path = tmp_path_factory.mktemp("compare") / "templates.csv"
     frame.to_csv(path, index=False)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        args = ["compare", str(path), "--factor", "template", "--format", "csv", "--no-progress"]
-        status = _quiet(main, args)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        args = ["compare", str(path), "--factor", "template", "--method", "mcmc"]
+        status = _quiet(main, [*args, "--format", "csv", "--no-progress"])
     assert status in (0, None)
-    return pd.read_csv(io.StringIO(out.getvalue()))
+    return pd.read_csv(io.StringIO(out.getvalue())), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def cli_table(cli_run):
+    return cli_run[0]
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +119,13 @@ def all_pairs(frame, fits):
     """Every pair, no interval columns; and the number of fits the call ran."""
     before = len(fits)
     r = _quiet(
-        bn.compare, frame, factors=["template"], by="pair", confidence_level=None, progress=False
+        bn.compare,
+        frame,
+        factors=["template"],
+        by="pair",
+        method="mcmc",
+        confidence_level=None,
+        progress=False,
     )
     return r, len(fits) - before
 
@@ -121,7 +134,13 @@ def all_pairs(frame, fits):
 def a_minus_c(frame):
     """The one pair a - c as asked (c is the better model: B > A)."""
     return _quiet(
-        bn.compare, frame, factors=["template"], by="pair", pair=("a", "c"), progress=False
+        bn.compare,
+        frame,
+        factors=["template"],
+        by="pair",
+        pair=("a", "c"),
+        method="mcmc",
+        progress=False,
     )
 
 
@@ -201,8 +220,65 @@ def test_graded_scores_give_the_frequentist_rows_and_a_note(frame, monkeypatch):
     monkeypatch.setattr(crossed, "sample_crossed", no_fit)
     graded = frame.assign(score=frame["score"] * np.where(frame["run"] == 0, 1.0, 0.5))
     for by in ("model", "pair"):
-        r = bn.compare(graded, factors=["template"], by=by, progress=False)
+        r = bn.compare(graded, factors=["template"], by=by, method="mcmc", progress=False)
         assert not [v for v in r.data_vars if v.endswith("_mcmc") or "_mcmc_" in v]
         assert "accuracy_templates" in r or "difference_templates" in r
         note = r.attrs["note"]
         assert "0/1" in note and "\n" not in note
+
+
+def test_cli_no_progress_writes_only_warnings_and_names_its_own_options(cli_run):
+    """Under --no-progress nothing but warnings on standard error (PyMC's ``NUTS[nutpie]: [...]``
+    line went there before); a convergence warning names compare's own flags."""
+    err = [x for x in cli_run[1].splitlines() if x.strip()]
+    assert all(x.startswith("warning: ") for x in err), err
+    for line in err:
+        if "MCMC diagnostics" in line:
+            assert "--draws" in line and "draws/tune" not in line, line
+
+
+def test_default_runs_no_sampler_and_says_how_to_add_the_twin(frame, monkeypatch):
+    import bayesnoise.mcmc.crossed as crossed
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("compare without method='mcmc' runs no MCMC")
+
+    monkeypatch.setattr(crossed, "sample_crossed", no_fit)
+    for by in ("model", "pair"):
+        r = bn.compare(frame, factors=["template"], by=by, progress=False)
+        assert not [v for v in r.data_vars if "_mcmc" in v]
+        assert "method='mcmc'" in r.attrs["note"]
+        assert "accuracy_templates" in r or "difference_templates" in r
+
+
+def test_mcmc_options_need_method_mcmc(frame):
+    from bayesnoise.data import DataError
+
+    with pytest.raises(DataError, match=r"draws=.*method=.mcmc."):
+        bn.compare(frame, factors=["template"], draws=200, progress=False)
+    with pytest.raises(DataError, match="crossed model of factor data"):
+        bn.compare("examples/data/cruxeval_output_temp0.8.csv.gz", method="mcmc")
+
+
+def test_the_sampler_gets_compares_draws_tune_chains(frame, monkeypatch):
+    import bayesnoise.mcmc.crossed as crossed
+
+    seen = {}
+
+    def record(correct, count, **kwargs):
+        seen.update(kwargs)
+        raise RuntimeError("stop")
+
+    monkeypatch.setattr(crossed, "sample_crossed", record)
+    with pytest.raises(RuntimeError, match="stop"):
+        bn.compare(
+            frame,
+            factors=["template"],
+            method="mcmc",
+            draws=300,
+            tune=200,
+            chains=3,
+            progress=False,
+        )
+    assert (seen["draws"], seen["tune"], seen["chains"]) == (300, 200, 3)
+    assert "draws= (now 300)" in seen["advice"]

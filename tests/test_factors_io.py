@@ -49,7 +49,7 @@ def test_duplicate_rows_name_the_factor_before_the_sample_column():
     with pytest.raises(DataError, match=r"--factor template") as err:
         bn.load(df)
     text = str(err.value)
-    assert text.index("--factor template") < text.index("--sample-col")
+    assert text.index("--factor template") < text.index("columns={'sample'")
 
 
 def test_other_commands_refuse_a_factor_dataset_and_name_noises():

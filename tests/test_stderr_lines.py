@@ -107,14 +107,9 @@ def test_cli_warnings_are_short_and_said_once(key, command, tmp_path, request):
             main(_argv(command, path, models, tmp_path))
         except SystemExit:  # a usage error of a command this table does not know
             pass
-    # the message after the CLI's "warning: " prefix is what is at most 200 characters
-    _check(
-        [
-            x.removeprefix("warning: ")
-            for x in err.getvalue().splitlines()
-            if x.startswith("warning: ")
-        ]
-    )
+    # the line as printed, "warning: " included, is at most 200 characters (issue 37: the
+    # mbpp+ kappa line was 206 with it)
+    _check([x for x in err.getvalue().splitlines() if x.startswith("warning: ")])
 
 
 # The Python verbs: the CLI prints a repeated warning once, so the verbs are checked with every
@@ -147,7 +142,7 @@ def test_verbs_warn_once_each(shared_data, key, verb):
             fn(path, models=models, progress=False, **VERBS[verb])
         except TypeError as err:  # a keyword renamed under issue 29 while this test was written
             pytest.skip(str(err))
-    _check([str(w.message) for w in rec])
+    _check(["warning: " + str(w.message) for w in rec])  # as the CLI prints it
 
 
 @pytest.mark.shared_data
@@ -174,7 +169,7 @@ def test_k1_warnings_name_their_docs_section(tmp_path):
         warnings.simplefilter("always")
         bn.compare(path, progress=False)
     lines = [str(w.message) for w in rec]
-    _check(lines)
+    _check(["warning: " + x for x in lines])
     assert any(x.startswith("kappa is not identifiable") for x in lines), lines
     page = (REPO / "docs" / "warnings.md").read_text()
     for line in lines:

@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 from bayesnoise import __version__
-from bayesnoise._common import OptionalDependencyError
+from bayesnoise._common import WARNING_PREFIX, OptionalDependencyError, calling, short_line
 from bayesnoise.data import DataError
 from bayesnoise.reporting import format_for_path
 
@@ -47,16 +47,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 class _OnceWarnings:
-    """Print each distinct warning once, as ``warning: message`` (no file or line)."""
+    """Print each distinct warning once, as ``warning: message`` (no file or line), on one
+    line of at most 200 characters whatever it holds (:func:`~bayesnoise._common.short_line`:
+    the package's own warnings already fit; another library's may not)."""
 
     def __init__(self):
         self.seen: set[str] = set()
 
     def __call__(self, message, category, filename, lineno, file=None, line=None):
-        text = str(message)
+        text = short_line(str(message))
         if text not in self.seen:
             self.seen.add(text)
-            print(f"warning: {text}", file=sys.stderr)
+            print(f"{WARNING_PREFIX}{text}", file=sys.stderr)
 
 
 def _table_format(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str | None:
@@ -82,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     fmt = _table_format(parser, args)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), calling("cli"):  # errors name --flags, not keywords=
         warnings.simplefilter("always")
         warnings.showwarning = _OnceWarnings()
         try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bayesnoise._common import MCMC_CHAINS, MCMC_DRAWS, MCMC_TUNE
 from bayesnoise.reporting import FORMATS
 
 #: (flag, role) of the column-mapping options; the verb keyword is ``<role>_col``.
@@ -189,6 +190,16 @@ def add_rng(p: argparse.ArgumentParser, what: str) -> None:
     """``--rng N``: the seed of the command's random draws (``rng=`` of the verb)."""
     p.add_argument("--rng", type=int, default=0, metavar="N", help=f"random seed ({what})")
     add_renamed(p, "--seed", "--rng")
+
+
+def add_mcmc(p: argparse.ArgumentParser, when: str = "") -> None:
+    """``--draws``, ``--tune``, ``--chains``: the MCMC sampler's (the package's one set of
+    defaults); ``when`` says which choice uses them (e.g. ``"--method mcmc: "``)."""
+    p.add_argument("--draws", type=count, default=MCMC_DRAWS, help=f"{when}MCMC draws per chain")
+    p.add_argument(
+        "--tune", type=whole, default=MCMC_TUNE, help=f"{when}MCMC tuning steps per chain"
+    )
+    p.add_argument("--chains", type=count, default=MCMC_CHAINS, help=f"{when}MCMC chains")
 
 
 def add_n_resamples(p, default: int, text: str, *, old: tuple = ()) -> None:

@@ -10,6 +10,7 @@ from bayesnoise import verbs
 from ._options import (
     COLUMNS_HELP,
     add_level,
+    add_mcmc,
     add_pair,
     add_renamed,
     add_rng,
@@ -44,7 +45,5 @@ def register(sub) -> None:
     add_pair(p, "with --by pair: only the pair A - B, and a one-line verdict on it")
     add_level(p, "interval level (default 0.95)", default=0.95)
     p.add_argument("--method", choices=verbs.factors.METHODS, default="frequentist")
-    p.add_argument("--draws", type=int, default=1000, help="MCMC draws per chain")
-    p.add_argument("--tune", type=int, default=1000, help="MCMC tuning steps per chain")
-    p.add_argument("--chains", type=int, default=2, help="MCMC chains")
+    add_mcmc(p, "--method mcmc: ")
     add_rng(p, "MCMC")

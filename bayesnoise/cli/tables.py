@@ -11,6 +11,7 @@ from ._options import (
     COLUMNS_HELP,
     add_level,
     add_max_difference,
+    add_mcmc,
     add_n_resamples,
     add_pair,
     add_renamed,
@@ -148,9 +149,17 @@ def register(sub) -> None:
     p = _command(sub, "compare", verbs.compare, "frequentist and Bayesian intervals side by side")
     add_level(p, BAYES_LEVEL, 0.95)
     add_by(p, "one row per model (default) or per pair of models")
+    p.add_argument(
+        "--method",
+        choices=verbs.tables.COMPARE_METHODS,
+        default="bayes",
+        help="the Bayesian side: closed forms (default; with --factor the frequentist crossed "
+        "rows alone) or, with --factor, the crossed model's MCMC twins (30 s or more)",
+    )
     add_pair(p, "with --by pair: only the pair A - B, and a one-line verdict on it")
     add_max_difference(p)
-    add_rng(p, "Monte Carlo intervals")
+    add_mcmc(p, "--method mcmc: ")
+    add_rng(p, "Monte Carlo intervals, MCMC")
 
     p = _command(
         sub, "posterior", verbs.posterior, "Bayesian Beta-Bernoulli posterior per model or pair"
@@ -183,9 +192,7 @@ def register(sub) -> None:
         default="auto",
         help="NUTS implementation (default auto: nutpie for --by pair when installed, else pymc)",
     )
-    p.add_argument("--draws", type=int, default=1000, help="MCMC draws per chain")
-    p.add_argument("--tune", type=int, default=1000, help="MCMC tuning steps per chain")
-    p.add_argument("--chains", type=int, default=2, help="MCMC chains")
+    add_mcmc(p, "mcmc: ")
     p.add_argument("--save", type=Path, help="save the MCMC fit (NetCDF)")
     add_rng(p, "Monte Carlo intervals, MCMC")
 

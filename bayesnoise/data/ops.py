@@ -8,7 +8,7 @@ from collections.abc import Iterable
 import numpy as np
 import xarray as xr
 
-from bayesnoise._common import fmt_value
+from bayesnoise._common import did_you_mean, fmt_value
 
 from .schema import MODEL, QUESTION, DataError, attr
 
@@ -66,10 +66,7 @@ def select_models(ds: xr.Dataset, models: Iterable[str]) -> xr.Dataset:
     known = [str(m) for m in ds[MODEL].values]
     unknown = [m for m in wanted if m not in known]
     if unknown:
-        raise DataError(
-            f"{attr(ds, 'source')}: no model {', '.join(map(repr, unknown))}; "
-            f"models are {', '.join(known)}"
-        )
+        raise DataError(f"{attr(ds, 'source')}: {did_you_mean(unknown[0], known)}")
     if len(set(wanted)) != len(wanted):
         raise DataError(f"a model is named twice in {wanted}")
     return ds.sel({MODEL: wanted})

@@ -62,6 +62,25 @@ def _split_note(ds: xr.Dataset, comps: dict) -> str | None:
     return one_line(text, ds[MODEL].values[bad])
 
 
+def deterministic_note(ds: xr.Dataset, p, w, k) -> str | None:
+    """One line naming the models that answered each question the same way on every one of
+    its K >= 2 samples (within-question variance 0 everywhere: all right or all wrong per
+    question), whose ``se_prediction`` 0 is then a measurement, not a gap; or None.
+    ``p, w, k``: cell means, within-cell variances (None for 0/1 scores: p (1 - p)) and
+    sample counts, as the estimators take them."""
+    p, k = np.asarray(p, float), np.asarray(k, float)
+    w = p * (1.0 - p) if w is None else np.asarray(w, float)
+    repeated = k >= 2
+    det = repeated.any(axis=-1) & np.all(~repeated | (np.abs(w) <= 1e-12), axis=-1)
+    if not det.any():
+        return None
+    text = (
+        "{who} answered each question the same way on all its samples (deterministic at K > 1): "
+        f"prediction noise and se_prediction are 0; {see_warnings('deterministic')}"
+    )
+    return one_line(text, ds[MODEL].values[det])
+
+
 MODEL_COLUMNS = [
     "model",
     "questions",
@@ -140,6 +159,10 @@ def model_noise(
     if note:
         warnings.warn(note, UserWarning, stacklevel=2)
         df.attrs["note"] = note
+    same = deterministic_note(ds, p, w, k)
+    if same:
+        warnings.warn(same, UserWarning, stacklevel=2)
+        df.attrs["note"] = f"{note}; {same}" if note else same
     return df
 
 

@@ -40,10 +40,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from bayesnoise._common import caller
 from bayesnoise.data import DataError, clusters_with_factor
 
 __all__ = [
     "Layout",
+    "column_option",
     "looks_wide",
     "resolve_columns",
     "score_value",
@@ -118,12 +120,36 @@ class Layout:
         return ("model", "question", "sample") if with_sample else ("model", "question")
 
 
+def column_option(role: str, value: str = "...") -> str:
+    """The option that names ``role``'s column, in the caller's words
+    (:func:`~bayesnoise._common.calling`): ``columns={'score': ...}`` for :func:`load`,
+    ``score_col=...`` for a verb, ``--score-col NAME`` on the command line."""
+    kind = caller()
+    if kind == "cli":
+        return f"{_CLI[role]} {'NAME' if value == '...' else value}"
+    if kind == "verb":
+        return f"{role}_col={value}"
+    return f"columns={{{role!r}: {value}}}"
+
+
 def mapping_help() -> str:
-    """How to name the columns, in Python and on the command line."""
+    """How to name the columns, in the caller's words (Python's ``load``, a verb or the CLI)."""
+    kind = caller()
+    if kind == "cli":
+        how = "name them with " + ", ".join(_CLI.values())
+    elif kind == "verb":
+        how = (
+            "name them with model_col=, question_col=, score_col= (also "
+            + ", ".join(f"{r}_col=" for r in _CLI if r not in ("model", "question", "score"))
+            + ")"
+        )
+    else:
+        how = (
+            "name them with columns={'model': ..., 'question': ..., 'score': ...} "
+            "(also 'sample', 'count', 'benchmark', 'cluster')"
+        )
     return (
-        "name them with columns={'model': ..., 'question': ..., 'score': ...} "
-        "(also 'sample', 'count', 'benchmark', 'cluster'); CLI: "
-        + ", ".join(_CLI.values())
+        how
         + ". Recognised without a mapping: "
         + "; ".join(f"{role}: {'|'.join(names)}" for role, names in ROLES.items())
     )
@@ -282,7 +308,7 @@ def resolve_columns(
         first, second = candidates["score"][:2]
         raise DataError(
             f"{where}: both {first!r} and {second!r} could be the score; "
-            "choose with columns={'score': ...} (CLI: --score-col)"
+            f"choose with {column_option('score')}"
         )
     unused = {"samples": ("pass1", "sum_sq"), "arena": ("sample", "sum_sq"), "counts": ("sample",)}
     for role in unused[kind]:

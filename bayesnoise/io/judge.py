@@ -22,7 +22,7 @@ from bayesnoise.data import DataError
 
 from .sources import TEXT_TYPES, table_kind
 
-__all__ = ["JudgeTable", "read_judge"]
+__all__ = ["JudgeTable", "judge_columns", "read_judge"]
 
 #: Column names recognised without a mapping (first match wins).
 _MODEL = ("model", "model_name")
@@ -430,3 +430,54 @@ def _merge_human(out, human, human_col, model_col, question_col, models, questio
         )
     labels = _labels(df, hcol, name, first, "human-label")
     out[m_idx, q_idx] = labels
+
+
+def judge_columns(data) -> tuple[str, str] | None:
+    """The judge-score and human-label columns that :func:`read_judge` finds in ``data`` on its
+    own (the same names, first match wins), or None: a judge-graded table, as ``judge`` reads
+    it, for the verbs (``check``, ``plan``, ``report``) that read other tables too. A table
+    with a score column of the per-sample layout (``correct``, ``score``, ``pass1``) is not
+    judge-graded here. Reads only the header (a path), or the columns (a DataFrame); None for
+    anything else, or a file that cannot be read so (the usual reader then says why).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> judge_columns(pd.DataFrame(columns=["model", "question", "judge_score", "human"]))
+    ('judge_score', 'human')
+    >>> judge_columns(pd.DataFrame(columns=["model", "question", "correct"])) is None
+    True
+    """
+    import gzip
+    import json
+
+    if isinstance(data, pd.DataFrame):
+        columns = [str(c).strip() for c in data.columns]
+    elif isinstance(data, str | Path):
+        path = Path(str(data))
+        kind, gz = table_kind(path)
+        try:
+            if kind in ("csv", "tsv"):
+                sep = "," if kind == "csv" else "\t"
+                columns = list(pd.read_csv(path, sep=sep, nrows=0).columns)
+            elif kind == "jsonl":
+                with gzip.open(path, "rt") if gz else open(path) as fh:
+                    first = json.loads(fh.readline() or "{}")
+                columns = list(first) if isinstance(first, dict) else []
+            elif kind == "parquet":
+                import pyarrow.parquet as pq
+
+                columns = list(pq.read_schema(path).names)
+            else:
+                return None
+        except (OSError, ValueError, ImportError):
+            return None
+        columns = [str(c).strip() for c in columns]
+    else:
+        return None
+    plain = ("correct", "score", "pass1")
+    judge = next((c for c in _JUDGE_SCORE if c in columns), None)
+    human = next((c for c in _HUMAN if c in columns), None)
+    if judge is None or human is None or any(c in columns for c in plain):
+        return None
+    return judge, human

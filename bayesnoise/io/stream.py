@@ -25,7 +25,7 @@ from bayesnoise.data import (
 )
 
 from ._rows import CELLS, Rows, arena_count_cells, place
-from .columns import Layout
+from .columns import Layout, column_option
 
 __all__ = ["aggregate", "reading_progress"]
 
@@ -355,7 +355,7 @@ class _Aggregator:
         if self.layout.kind == "samples" and "sample" not in roles:
             hint += (
                 "; only if they are repeated samples of one question under the same conditions, "
-                "name the sample column (columns={'sample': ...}, CLI: --sample-col)"
+                f"name the sample column ({column_option('sample')})"
             )
         raise DataError(
             f"{found[0][0]}: duplicate ({labels}) row, again at {found[-1][1]}. Each cell "

@@ -17,7 +17,7 @@ from bayesnoise._progress import Progress
 from bayesnoise.data import DataError
 
 from ._rows import stem
-from .columns import evalstats_wide, resolve_columns
+from .columns import column_option, evalstats_wide, resolve_columns
 from .sources import FrameSource, WithConstant, open_table
 from .stream import aggregate, reading_progress
 
@@ -105,7 +105,7 @@ def _read(
     if benchmark is not None and "benchmark" not in layout.columns:
         raise DataError(
             f"{name}: benchmark={benchmark!r} asked for, but there is no benchmark_id column "
-            "(name one with columns={'benchmark': ...}, CLI: --benchmark-col)"
+            f"(name one with {column_option('benchmark')})"
         )
     if layout.implied:  # an evalstats table without a model column: one model per file
         label = layout.columns["model"]

@@ -32,6 +32,9 @@ PyMC is imported inside the functions only.
 
 from __future__ import annotations
 
+import contextlib
+import logging
+
 import numpy as np
 from scipy import special
 
@@ -40,6 +43,7 @@ __all__ = [
     "crossed_model",
     "default_centred",
     "derived_accuracies",
+    "quiet_logs",
     "sample_crossed",
     "summarise_crossed",
 ]
@@ -262,8 +266,12 @@ def sample_crossed(
     centred=None,
     question_sums=QUESTION_SUMS,
     adaptation: str | None = None,
+    advice: str | None = None,
 ):
     """NUTS draws of :func:`crossed_model` with the derived accuracies and diagnostics.
+
+    ``progress=False`` also keeps PyMC's log lines (``NUTS[nutpie]: [...]``) off standard
+    error; ``advice``: what the convergence warning tells to raise, in the caller's options.
 
     Returns
     -------
@@ -287,7 +295,7 @@ def sample_crossed(
     except ImportError:
         sampler = "pymc"
     extra = {"nuts": {"adaptation": adaptation}} if adaptation and sampler == "nutpie" else {}
-    with model:
+    with model, quiet_logs(progress):
         tree = pm.sample(
             draws=draws,
             tune=tune,
@@ -302,10 +310,28 @@ def sample_crossed(
         )
     seconds = time.perf_counter() - start
     n_questions = np.shape(count)[1] if question_sums else None
-    return summarise_crossed(tree, seed + 1, n_questions, seconds, sampler)
+    return summarise_crossed(tree, seed + 1, n_questions, seconds, sampler, advice)
 
 
-def summarise_crossed(tree, rng, n_questions, seconds: float, sampler: str) -> dict:
+@contextlib.contextmanager
+def quiet_logs(progress: bool = False):
+    """PyMC's information lines (``NUTS[nutpie]: [...]``, "Sampling 2 chains ...") off standard
+    error within the block unless ``progress``; its warnings still show."""
+    if progress:
+        yield
+        return
+    logger = logging.getLogger("pymc")
+    level = logger.level
+    logger.setLevel(max(level, logging.WARNING))
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def summarise_crossed(
+    tree, rng, n_questions, seconds: float, sampler: str, advice: str | None = None
+) -> dict:
     """The derived accuracies, scales and convergence report of a crossed-model fit.
 
     ``tree``: the sampler's result (posterior and sample_stats groups); ``rng``: seed or
@@ -348,7 +374,7 @@ def summarise_crossed(tree, rng, n_questions, seconds: float, sampler: str) -> d
             "sample_stats": stats.to_dataset() if hasattr(stats, "to_dataset") else stats,
         }
     )
-    report = check_convergence(check_tree)
+    report = check_convergence(check_tree, **({"advice": advice} if advice else {}))
     return {
         "population": population,
         "these": these,

@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayesnoise._common import MESSAGE_WIDTH
+
 __all__ = [
     "ConvergenceReport",
     "ConvergenceWarning",
@@ -198,6 +200,7 @@ def check_convergence(
     rhat_max: float = RHAT_MAX,
     ess_min: float = ESS_MIN,
     warn: bool = True,
+    advice: str = "Run more draws/tune or chains",
 ) -> ConvergenceReport:
     """Check r_hat, bulk / tail ESS and divergences; warn naming the offending variables.
 
@@ -211,6 +214,9 @@ def check_convergence(
         Thresholds: r_hat > ``rhat_max`` or bulk / tail ESS < ``ess_min`` is a problem.
     warn : bool, default True
         Emit a :class:`ConvergenceWarning` when there is a problem.
+    advice : str, optional
+        What the warning tells to do, in the caller's options (a verb's ``draws=``, a
+        command's ``--draws``); default the generic "Run more draws/tune or chains".
 
     Returns
     -------
@@ -249,12 +255,18 @@ def check_convergence(
         table=table,
     )
     if warn and not report.ok:
-        warn_user(
-            "MCMC diagnostics out of bounds (worst element per variable): "
-            + report.message()
-            + ". Run more draws/tune or chains before trusting these numbers.",
-            ConvergenceWarning,
-        )
+        head = "MCMC diagnostics out of bounds (worst per variable): "
+        tail = f". {advice} before trusting them."
+        room = MESSAGE_WIDTH - len(head) - len(tail)
+        what = report.message()
+        if len(what) > room:  # the first problems that fit whole; what to do stays on the line
+            parts, kept = what.split("; "), []
+            for part in parts:
+                if len("; ".join([*kept, part, "..."])) > room:
+                    break
+                kept.append(part)
+            what = "; ".join([*kept, "..."]) if kept else parts[0][: room - 3] + "..."
+        warn_user(head + what + tail, ConvergenceWarning)
     return report
 
 

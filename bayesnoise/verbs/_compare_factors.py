@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from bayesnoise._common import option
+
 from ._factor_tables import crossed_cells
 from ._inputs import as_seed
 from ._result import _attrs
@@ -37,17 +39,31 @@ ESTIMAND_MCMC = {
     "--factor {factor} --method mcmc`: posterior means, equal-tailed intervals; "
     "prob_a_better_templates_mcmc: P(A > B) over the {factor} population)",
 }
+
+
+def mcmc_note() -> str:
+    """``compare``'s ``attrs["note"]`` on factor data without ``method="mcmc"``: how to add
+    the Bayesian twin, in the caller's words."""
+    return (
+        f"no *_mcmc columns: the Bayesian crossed twin is opt-in ({option('method', repr('mcmc'))}"
+        f"; PyMC, 30 s or more, with {option('draws')}, {option('tune')}, {option('chains')})"
+    )
+
+
 GRADED_NOTE = (
     "no *_mcmc columns: the Bayesian crossed model (`noises --method mcmc`) has a binomial "
     "likelihood and needs 0/1 scores; these have partial credit (the frequentist rows take them)"
 )
 
 
-def with_mcmc(out, ds, factors, by, confidence_level, rng, progress) -> xr.Dataset:
+def with_mcmc(
+    out, ds, factors, by, confidence_level, rng, progress, *, draws, tune, chains
+) -> xr.Dataset:
     """``out`` (the frequentist crossed rows of ``compare``) with the Bayesian crossed model's
     columns beside them, matched by model (by pair, in ``out``'s orientation A - B) and its
     convergence checks in attrs; on graded scores ``out`` unchanged but for ``attrs["note"]``.
-    ``confidence_level`` None: no interval columns (the fit is the same)."""
+    ``confidence_level`` None: no interval columns (the fit is the same); ``draws``, ``tune``,
+    ``chains``: the sampler's (``compare``'s options of those names)."""
     from .factors import binary_cells, noises
 
     if not out.sizes.get(by, 0):  # no rows (every pair beyond max_difference): nothing to fit
@@ -62,6 +78,9 @@ def with_mcmc(out, ds, factors, by, confidence_level, rng, progress) -> xr.Datas
         by=by,
         confidence_level=0.95 if confidence_level is None else confidence_level,
         method="mcmc",
+        draws=draws,
+        tune=tune,
+        chains=chains,
         rng=as_seed(rng),
         progress=progress,
     )

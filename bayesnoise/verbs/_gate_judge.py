@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bayesnoise._common import did_you_mean, few, option
 from bayesnoise.data import DataError
 
 from ._inputs import READ_OPTIONS
@@ -112,17 +113,15 @@ def check_judged(
         )
     if baseline is None or candidate is None:
         raise DataError(
-            f"{name}: name both models with baseline= and candidate= (CLI: --baseline MODEL "
-            f"--candidate MODEL); models are {', '.join(table.models[:20])}"
+            f"{name}: name both models with {option('baseline', repr('MODEL'))} and "
+            f"{option('candidate', repr('MODEL'))}; models are {few(table.models)}"
         )
     if str(baseline) == str(candidate):
         raise DataError(f"baseline and candidate are the same model ({baseline!r})")
     idx = []
     for role, model in (("baseline", baseline), ("candidate", candidate)):
         if str(model) not in table.models:
-            raise DataError(
-                f"{name}: no {role} model {model!r}; models are {', '.join(table.models[:20])}"
-            )
+            raise DataError(f"{name}: {did_you_mean(model, table.models, role=role)}")
         idx.append(table.models.index(str(model)))
     jb, jc = table.judge[0, idx[0]], table.judge[0, idx[1]]
     hb, hc = table.human[idx[0]], table.human[idx[1]]

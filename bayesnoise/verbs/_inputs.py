@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bayesnoise._common import reject_renamed
+from bayesnoise._common import calling, did_you_mean, few, option, reject_renamed
 from bayesnoise.data import MODEL, DataError, attr
 
 #: Input options every data verb takes (the command line's shared input flags), with defaults.
@@ -89,11 +89,34 @@ def check_read_options(read: dict, verb: str | None = None) -> dict:
     spelling names its new one)."""
     reject_renamed(verb, read)
     unknown = sorted(set(read) - set(READ_OPTIONS))
+    if "columns" in unknown:
+        raise TypeError(
+            "columns= is bayesnoise.load's; a verb names the columns with model_col=, "
+            "question_col=, score_col= (also sample_col=, count_col=, benchmark_col=, "
+            "cluster_col=)"
+        )
     if unknown:
         raise TypeError(
             f"unknown option(s) {', '.join(unknown)}; input options are {', '.join(READ_OPTIONS)}"
         )
     return {**READ_OPTIONS, **read}
+
+
+def judge_graded(data, read: dict) -> bool:
+    """True when ``data`` is one judge-graded table that ``judge`` reads without options (its
+    judge-score and human-label columns found by :func:`bayesnoise.io.judge.judge_columns`,
+    the detection ``judge`` uses) and no option says to read it otherwise (``score_col``,
+    ``count_col``, ``factors``): ``check``, ``plan`` and ``report`` then read it as ``judge``
+    does."""
+    from bayesnoise.io.judge import judge_columns
+
+    if any(read.get(k) for k in ("score_col", "count_col", "sample_col", "factors")):
+        return False
+    if isinstance(data, list | tuple):
+        if len(data) != 1:
+            return False
+        data = data[0]
+    return judge_columns(data) is not None
 
 
 def _model_list(models) -> list[str] | None:
@@ -116,7 +139,6 @@ def dataset(data, *, progress: bool = True, factors_ok: bool = False, **read):
     import xarray as xr
 
     from bayesnoise.data import select_models
-    from bayesnoise.io import load
 
     opts = check_read_options(read)
     columns = {
@@ -139,22 +161,8 @@ def dataset(data, *, progress: bool = True, factors_ok: bool = False, **read):
     else:
         if isinstance(data, list | tuple) and len(data) == 1:
             data = data[0]
-        ds = load(
-            data,
-            benchmark=opts["benchmark"],
-            columns=columns or None,
-            scorer=opts["scorer"],
-            score_key=opts["score_key"],
-            metric=opts["metric"],
-            filter=opts["filter"],
-            samples_per_question=opts["samples_per_question"],
-            incomplete="use-scored" if opts["use_scored"] else "error",
-            duplicates="merge" if opts["merge_duplicates"] else "error",
-            factors=opts["factors"],
-            threshold=opts["threshold"],
-            success=opts["success"],
-            progress=None if progress else False,
-        )
+        with calling("verb"):  # errors say score_col= (a verb's option), not columns=
+            ds = _load(data, opts, columns, progress)
     _check_factors(ds, opts["factors"], factors_ok)
     wanted = _model_list(opts["models"])
     if wanted:
@@ -164,6 +172,28 @@ def dataset(data, *, progress: bool = True, factors_ok: bool = False, **read):
 
         ds = complete(ds, on_missing="intersect")
     return by_accuracy(_thresholded(ds, opts["threshold"], opts["success"], read_cut))
+
+
+def _load(data, opts, columns, progress):
+    """:func:`bayesnoise.load` of ``data`` with a verb's input options."""
+    from bayesnoise.io import load
+
+    return load(
+        data,
+        benchmark=opts["benchmark"],
+        columns=columns or None,
+        scorer=opts["scorer"],
+        score_key=opts["score_key"],
+        metric=opts["metric"],
+        filter=opts["filter"],
+        samples_per_question=opts["samples_per_question"],
+        incomplete="use-scored" if opts["use_scored"] else "error",
+        duplicates="merge" if opts["merge_duplicates"] else "error",
+        factors=opts["factors"],
+        threshold=opts["threshold"],
+        success=opts["success"],
+        progress=None if progress else False,
+    )
 
 
 def by_accuracy(ds):
@@ -266,10 +296,7 @@ def select_pair(ds, names):
     models = list(map(str, ds[MODEL].values))
     for name in names:
         if name not in models:
-            raise DataError(
-                f"{attr(ds, 'source')}: pair names model {name!r}, which is not in the file; "
-                f"models are {', '.join(models)}"
-            )
+            raise DataError(f"{attr(ds, 'source')}: pair: {did_you_mean(name, models)}")
     if names[0] == names[1]:
         raise DataError(f"pair names the same model twice ({names[0]!r}); give two models")
     return ds.sel({MODEL: names})
@@ -378,14 +405,13 @@ def gate_model(ds, model, role: str) -> str:
     source = attr(ds, "source")
     if model is None:
         if len(models) != 1:
-            flag = "--baseline" if role == "baseline" else "--candidate"
             raise DataError(
-                f"{source}: holds {len(models)} models ({', '.join(models[:8])}); name the "
-                f"{role} with {role}= (CLI: {flag} MODEL)"
+                f"{source}: holds {len(models)} models ({few(models)}); name the "
+                f"{role} with {option(role, repr('MODEL'))}"
             )
         return models[0]
     if str(model) not in models:
-        raise DataError(f"{source}: no {role} model {model!r}; models are {', '.join(models[:20])}")
+        raise DataError(f"{source}: {did_you_mean(model, models, role=role)}")
     return str(model)
 
 

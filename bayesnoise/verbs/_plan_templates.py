@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayesnoise._common import did_you_mean
 from bayesnoise.data import MODEL, DataError, attr
 
 from ._inputs import dataset
@@ -70,7 +71,7 @@ def template_plan(
         a, b = (str(m) for m in pair)
         for m in (a, b):
             if m not in models:
-                raise DataError(f"{source}: model {m!r} not found; models are {', '.join(models)}")
+                raise DataError(f"{source}: pair: {did_you_mean(m, models)}")
         i, j = models.index(a), models.index(b)
         what = f"pair {a!r} - {b!r}"
         _check_design(present[i] & present[j], what, factor, source, _NEED.format(f=factor))

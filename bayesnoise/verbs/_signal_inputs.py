@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from bayesnoise._common import did_you_mean
 from bayesnoise.data import MODEL, QUESTION, DataError
 from bayesnoise.io.frames import (
     has_question_column,
@@ -116,10 +117,7 @@ def _keep_models(table, column, wanted, name):
     present = set(table[column])
     missing = [m for m in wanted if m not in present]
     if missing:
-        raise DataError(
-            f"{name}: model(s) {', '.join(map(repr, missing))} not found; models are "
-            f"{', '.join(sorted(present))}"
-        )
+        raise DataError(f"{name}: {did_you_mean(missing[0], sorted(present))}")
     table.drop(table.index[~table[column].isin(wanted)], inplace=True)
 
 
@@ -183,10 +181,7 @@ def _question_parts(frame, name, first_line, checkpoint_column, group_column, op
         own = {lab: base.get(lab, (lab, None))[0] for lab in labels}
         missing = [m for m in wanted if m not in set(own.values())]
         if missing:
-            raise DataError(
-                f"{name}: model(s) {', '.join(map(repr, missing))} not found; models are "
-                f"{', '.join(sorted(set(own.values())))}"
-            )
+            raise DataError(f"{name}: {did_you_mean(missing[0], sorted(set(own.values())))}")
         ds = select_models(ds, [lab for lab in labels if own[lab] in wanted])
     on_missing = "intersect" if opts["intersect"] else "raise"
     part = {"base": base}

@@ -8,7 +8,14 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnoise._common import one_line, see_warnings
+from bayesnoise._common import (
+    MCMC_CHAINS,
+    MCMC_DRAWS,
+    MCMC_TUNE,
+    one_line,
+    option,
+    see_warnings,
+)
 from bayesnoise.data import MODEL, QUESTION, DataError, attr, factor_dims
 from bayesnoise.frequentist.crossed import (
     FALLBACK_NOT_POSITIVE,
@@ -291,9 +298,9 @@ def noises(
     confidence_level=0.95,
     pair=None,
     method="frequentist",
-    draws=1000,
-    tune=1000,
-    chains=2,
+    draws=MCMC_DRAWS,
+    tune=MCMC_TUNE,
+    chains=MCMC_CHAINS,
     rng=0,
     progress=True,
     **read,
@@ -521,8 +528,19 @@ def _mcmc(
             f"{source}: method='mcmc' needs 0/1 scores (a binomial likelihood); these have "
             "partial credit. Use method='frequentist', which handles graded scores."
         )
+    advice = (
+        f"Raise {option('draws')} (now {draws}), {option('tune')} ({tune}) or "
+        f"{option('chains')} ({chains})"
+    )
     fit = sample_crossed(
-        correct, samples, draws=draws, tune=tune, chains=chains, rng=rng, progress=progress
+        correct,
+        samples,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        rng=rng,
+        progress=progress,
+        advice=advice,
     )
     models = [str(m) for m in ds[MODEL].values]
     tail = (1 - confidence_level) / 2

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bayesnoise._common import option
 from bayesnoise.data import MODEL, QUESTION, DataError, attr
 
 from ._gate_judge import check_judged, judged
@@ -20,6 +21,7 @@ from ._inputs import (
     dataset,
     fill_docs,
     gate_model,
+    judge_graded,
     source_name,
 )
 from ._result import to_result
@@ -269,7 +271,11 @@ def check(
     margin, alpha = _check_margin(margin), _check_alpha(alpha)
     check_value("check", "method", method, METHODS)
     read = check_read_options(read, "check")
-    if judged(judge_col, human_col, human) or label_prob_col is not None:
+    if (
+        judged(judge_col, human_col, human)
+        or label_prob_col is not None
+        or judge_graded(data, read)
+    ):
         return check_judged(
             data,
             baseline=baseline,
@@ -316,8 +322,8 @@ def check(
         )
     if not named:
         raise DataError(
-            "one source: name both models with baseline= and candidate= "
-            "(CLI: --baseline MODEL --candidate MODEL), or give two sources"
+            f"one source: name both models with {option('baseline', repr('MODEL'))} and "
+            f"{option('candidate', repr('MODEL'))}, or give two sources"
         )
     if str(baseline) == str(candidate):
         raise DataError(f"baseline and candidate are the same model ({baseline!r})")

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayesnoise._common import did_you_mean
 from bayesnoise.data import DataError
 
 from ._inputs import READ_OPTIONS, check_read_options
@@ -694,10 +695,7 @@ def _select(table, models):
     names = [m.strip() for m in models.split(",")] if isinstance(models, str) else list(models)
     missing = [m for m in names if m not in table.models]
     if missing:
-        raise DataError(
-            f"{table.source}: models {missing} are not in the table; models are "
-            f"{', '.join(table.models)}"
-        )
+        raise DataError(f"{table.source}: {did_you_mean(missing[0], table.models)}")
     idx = [table.models.index(m) for m in names]
     table.judge = table.judge[:, idx]
     table.human = table.human[idx]

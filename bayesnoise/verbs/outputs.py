@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bayesnoise.data import DataError
 
-from ._inputs import as_seed, dataset, fill_docs, interval_level, report_items
+from ._inputs import as_seed, dataset, fill_docs, interval_level, judge_graded, report_items
 from ._result import to_result
 
 __all__ = ["columns", "reference", "report"]
@@ -69,7 +69,8 @@ def report(
     """
     from bayesnoise.reporting.html import write_report
 
-    if judge_col is not None or human_col is not None or human is not None:
+    judged = judge_col is not None or human_col is not None or human is not None
+    if judged or judge_graded(data, read):  # found as judge finds it
         from ._judge_report import judge_report
 
         return judge_report(

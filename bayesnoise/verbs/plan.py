@@ -9,7 +9,7 @@ import numpy as np
 
 from bayesnoise.data import MODEL, QUESTION, DataError, attr
 
-from ._inputs import check_value, dataset, fill_docs, select_pair
+from ._inputs import check_value, dataset, fill_docs, judge_graded, select_pair
 from ._result import to_result
 from .gate import _check_alpha
 
@@ -148,8 +148,10 @@ def plan(
         variances are then 1/p-weighted (the plan is for a simple random subset to buy).
     human_cost : float, optional
         A judge-graded pilot (``judge_col``, ``human_col`` or ``human`` as in
-        :func:`judge`): instead, per model, how many human labels reach ``target_se`` for the
-        PPI++ accuracy, at this cost per label (:func:`bayesnoise.verbs._judge_plan.judge_plan`).
+        :func:`judge`, or a table whose judge-score and human-label columns ``judge`` finds
+        on its own): instead, per model, how many human labels reach ``target_se`` for the
+        PPI++ accuracy, at this cost per label (default 1 there: the cost in labels;
+        :func:`bayesnoise.verbs._judge_plan.judge_plan`).
     progress : bool, default True
         Progress display on standard error while reading.
 
@@ -185,7 +187,11 @@ def plan(
     >>> p.attrs["cost"], bool(p["se_planned"][0] <= 0.03)
     ('cost_question N + cost_template T + cost_sample N T K', True)
     """
-    if human_cost is not None:  # a judge-graded pilot: human labels to buy
+    named = (judge_col, human_col, human, label_prob_col)
+    judged = any(x is not None for x in named)
+    if human_cost is not None or judged or judge_graded(data, read):
+        # a judge-graded pilot (found as judge finds it): human labels to buy, each costing
+        # human_cost (default 1: the cost counted in labels)
         from ._judge_plan import judge_plan
 
         return judge_plan(
@@ -194,7 +200,7 @@ def plan(
             difference=difference,
             power=power,
             alpha=alpha,
-            human_cost=human_cost,
+            human_cost=1.0 if human_cost is None else human_cost,
             judge_col=judge_col,
             human_col=human_col,
             human=human,

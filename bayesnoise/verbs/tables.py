@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from bayesnoise._common import MCMC_CHAINS, MCMC_DRAWS, MCMC_TUNE, option
 from bayesnoise.data import DataError
 
 from ._factor_tables import (
@@ -21,6 +22,8 @@ __all__ = ["arena", "compare", "noise", "pairs", "posterior"]
 
 #: ``by=``: one row per model, or per pair of models.
 BY = ("model", "pair")
+#: compare's ``method``: the closed-form Bayesian side, or (factor data) the MCMC crossed twin.
+COMPARE_METHODS = ("bayes", "mcmc")
 #: ``pairs``' ``resampling=``: which resampling columns ``n_resamples`` adds.
 RESAMPLING = ("both", "bootstrap", "permutation")
 
@@ -273,9 +276,13 @@ def compare(
     data,
     *,
     by="model",
+    method="bayes",
     confidence_level=0.95,
     pair=None,
     max_difference=None,
+    draws=MCMC_DRAWS,
+    tune=MCMC_TUNE,
+    chains=MCMC_CHAINS,
     rng=0,
     progress=True,
     **read,
@@ -291,6 +298,11 @@ def compare(
     {input}
     by : {{"model", "pair"}}, default "model"
         One row per model, or per pair of models (A - B).
+    method : {{"bayes", "mcmc"}}, default "bayes"
+        The Bayesian side: ``"bayes"``, the closed forms of :func:`posterior` (on factor
+        data the crossed model has none: the frequentist crossed rows alone, in about a
+        second); ``"mcmc"``, on factor data only, adds the crossed logit model's
+        ``*_mcmc`` twins (``noises(..., method="mcmc")``, PyMC: 30 s or more).
     confidence_level : float or None, default 0.95
         Level of every interval; None: no interval columns.
     pair : (str, str), optional
@@ -298,9 +310,11 @@ def compare(
         one line in ``check``'s words (as :func:`pairs`).
     max_difference : float, optional
         With ``by="pair"``: keep pairs with ``|difference| <= max_difference``.
+    draws, tune, chains : int
+        ``method="mcmc"``: MCMC draws and tuning steps per chain, and chains.
     rng : int or numpy.random.Generator, default 0
         Seed (or generator) of the Monte Carlo parts of the Bayesian intervals (with
-        factors: of the MCMC sampler).
+        ``method="mcmc"``: of the MCMC sampler).
     progress : bool, default True
         Progress display on standard error.
 
@@ -310,10 +324,11 @@ def compare(
         Dim ``model`` (best accuracy first) or ``pair`` (the higher accuracy as A).
         With factor columns (``factors=``): the frequentist crossed columns of
         ``bayesnoise noises`` (per model ``accuracy_templates``, per pair
-        ``difference_templates``, each also over these templates; :func:`pairs`), each
-        followed by its Bayesian twin on the same row, in the same orientation A - B, from
-        one fit of the crossed logit model (``noises(..., method="mcmc")``: 2 chains of 1000
-        draws after 1000 tuning steps, seeded by ``rng``): per model
+        ``difference_templates``, each also over these templates; :func:`pairs`); with
+        ``method="mcmc"`` each followed by its Bayesian twin on the same row, in the same
+        orientation A - B, from one fit of the crossed logit model
+        (``noises(..., method="mcmc")``: ``chains`` chains of ``draws`` draws after ``tune``
+        tuning steps, seeded by ``rng``): per model
         ``accuracy_templates_mcmc`` and ``accuracy_these_templates_mcmc``, per pair
         ``difference_templates_mcmc``, ``prob_a_better_templates_mcmc`` and
         ``difference_these_templates_mcmc`` (posterior means; ``_low`` / ``_high``:
@@ -331,13 +346,31 @@ def compare(
     from bayesnoise import decide
 
     check_value("compare", "by", by, BY)
+    check_value("compare", "method", method, COMPARE_METHODS)
+    mcmc = {"draws": draws, "tune": tune, "chains": chains}
+    if method != "mcmc":
+        defaults = {"draws": MCMC_DRAWS, "tune": MCMC_TUNE, "chains": MCMC_CHAINS}
+        given = [k for k, v in mcmc.items() if v != defaults[k]]
+        if given:
+            raise DataError(
+                f"{option(given[0])} sets the MCMC sampler; it applies with "
+                f"{option('method', repr('mcmc'))} (the crossed model of factor data)"
+            )
     ds = dataset(data, progress=progress, factors_ok=True, **read)
     if pair is not None and by != "pair":
-        raise DataError('pair= compares two models: use it with by="pair" (CLI: --by pair)')
+        raise DataError(
+            f"{option('pair')} compares two models: use it with {option('by', repr('pair'))}"
+        )
     if pair:
         ds = select_pair(ds, pair)
+    if method == "mcmc" and not has_factors(ds):
+        raise DataError(
+            f"{option('method', repr('mcmc'))} in compare fits the crossed model of factor data "
+            f"({option('factors', repr('template'))}); for MCMC per model use posterior with "
+            f"{option('method', repr('mcmc'))}"
+        )
     if has_factors(ds):  # the crossed rows of noises, frequentist and Bayesian side by side
-        from ._compare_factors import with_mcmc
+        from ._compare_factors import mcmc_note, with_mcmc
 
         if by == "pair":
             out = _factor_pairs(
@@ -349,7 +382,10 @@ def compare(
             )
             out = to_result(drop_intervals(df, confidence_level), "model")
             out.attrs["estimand"] = FACTOR_ESTIMAND.format(factor=df["factor"].iloc[0])
-        return with_mcmc(out, ds, read.get("factors"), by, confidence_level, rng, progress)
+        if method != "mcmc":
+            out.attrs["note"] = mcmc_note()
+            return out
+        return with_mcmc(out, ds, read.get("factors"), by, confidence_level, rng, progress, **mcmc)
     rng = as_seed(rng)
     level = _level(confidence_level)
     if by == "pair":
@@ -378,9 +414,9 @@ def posterior(
     kappa=None,
     ubar_prior="auto",
     sampler="auto",
-    draws=1000,
-    tune=1000,
-    chains=2,
+    draws=MCMC_DRAWS,
+    tune=MCMC_TUNE,
+    chains=MCMC_CHAINS,
     save=None,
     confidence_level=0.95,
     rng=0,
