@@ -60,6 +60,9 @@ def rate(
     prior : str, (a, b), dict or BetaPrior, default "uniform"
         Prior of every model's rate: ``"uniform"`` (Beta(1, 1)), ``"jeffreys"``
         (Beta(1/2, 1/2)), ``"a,b"``, ``"mean=M,sd=S"`` (needs 0 < M < 1 and S^2 < M (1 - M)).
+        Each row reports its weight ``prior_weight`` (a + b) and ``p_value_prior``, the
+        prior-predictive p-value of the observed count; below 0.01 (a prior with a or b > 1)
+        a warning says the prior and the data disagree.
     priors : path, DataFrame or dict, optional
         Per-model priors: a table with columns ``model,a,b`` or ``model,mean,sd`` (a CSV path
         or a DataFrame) or a dict model -> prior; other models take ``prior``.
@@ -80,7 +83,8 @@ def rate(
     -------
     xarray.Dataset
         Dim ``model``: ``questions, samples_per_question, successes, trials, accuracy,
-        rate_model, prior_a, prior_b, rate, rate_sd, rate_var, rate_low/high,
+        rate_model, prior_a, prior_b, prior_weight, p_value_prior, rate, rate_sd, rate_var,
+        rate_low/high,
         rate_hpd_low/high``; with ``target``: ``target, prob_rate_above`` and at K = 1
         ``p_value_binomial, z_rate, p_value_score, lr_statistic, p_value_lr``; at K = 1
         ``rate_exact_low/high`` (Clopper-Pearson), at K > 1 ``p_value_t, rate_t_low/high``.
