@@ -43,9 +43,11 @@ KAPPA_BOUNDS = (1e-6, 1e4)
 FIRST_LOW = 1e-2  # lower end of the first pass (its spacing divides log(1e-2 / 1e-6) exactly)
 ETA_BOUND = 30.0
 _COARSE = 25  # nodes of the first pass over the whole support
-_FINE = 41  # nodes of the second pass over the region holding the posterior mass
+# nodes of the second pass over the region holding the posterior mass: 57 keeps them at most
+# 0.41 apart in log kappa over the widest region (floor 1e-6 to 1e4), at most 0.33 where the
+# posterior is the prior (K = 1), as 41 nodes did over the old support 1e-2 to 1e4 (0.35)
+_FINE = 57
 _DROP = 20.0  # the region keeps nodes within this many log units of the highest
-_MAX_STEP = np.log(1e6) / (_FINE - 1)  # widest spacing of the second pass
 
 
 def log_kappa_prior(lam, prior=DEFAULT_KAPPA_PRIOR):
@@ -178,7 +180,7 @@ def kappa_grid(
     kappa peaks at its lower end, or the posterior there is within 20 log units of its highest,
     nodes at the same spacing reach down to ``low`` (the floor, 1e-6 by default), so near-
     deterministic questions (kappa below 1e-2) are integrated where their likelihood goes. A
-    second pass puts 41 nodes on the region within 20 log units of the highest node (one node
+    second pass puts 57 nodes on the region within 20 log units of the highest node (one node
     of margin each side), so a sharp posterior is resolved and a flat one is integrated over
     its whole prior. ``edge`` is -1 only where the likelihood is still rising at the floor.
 
@@ -210,7 +212,7 @@ def kappa_grid(
     >>> cu, ku, w = np.array([0.0, 3.0, 5.0]), np.full(3, 5.0), np.array([[20.0, 10.0, 20.0]])
     >>> g = kappa_grid(cu, ku, w, np.zeros(1))
     >>> g.lam.shape, round(float(g.weight.sum()), 6), int(g.edge[0])
-    ((1, 41), 1.0, 0)
+    ((1, 57), 1.0, 0)
     """
     n_models = w.shape[0]
     floor, hi = np.log(kappa_bounds[0]), np.log(kappa_bounds[1])
@@ -261,9 +263,9 @@ def kappa_grid(
     last = np.where(keep, idx, -1).max(axis=1)
     a = nodes[np.maximum(first - 1, 0)]
     b = nodes[np.minimum(last + 1, n_coarse - 1)]
-    # at least _FINE nodes, and no wider apart than the first pass's support over 40 steps
-    # (the spacing before the grid reached below 1e-2): a region reaching the floor keeps it
-    n_fine = max(_FINE, int(np.ceil((b - a).max() / _MAX_STEP - 1e-9)) + 1)
+    # the same node count for every model (a model's fit depends on its own counts only, and
+    # fits of blocks of models concatenate)
+    n_fine = _FINE
     t = np.linspace(0.0, 1.0, n_fine)
     lam = a[:, None] + (b - a)[:, None] * t
     # start each fine node from the coarse modes, interpolated (a fine node lies between two
