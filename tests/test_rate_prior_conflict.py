@@ -134,3 +134,17 @@ def test_k_gt_1_uses_effective_trials():
         r = bn.rate(ds, prior="20,20")
     _, ref = _oracle_p(60, 20.0, 20.0)
     assert float(r["p_value_prior"][0]) == pytest.approx(ref[48], rel=1e-8)
+
+
+def test_threshold_reports_the_check_and_warns_once():
+    rng = np.random.default_rng(0)
+    scores = rng.uniform(size=(2, 80))
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        r = bn.threshold(scores, grid="0.3,0.5,0.7", prior="mean=0.05,sd=0.01")
+    said = [w for w in rec if "prior and data disagree" in str(w.message)]
+    assert len(said) == 1
+    assert r["p_value_prior"].sizes == {"model": 2, "threshold": 3}
+    # at threshold T the count is Binomial-like with rate 1 - T; the prior's mean is 0.05
+    assert float(r["p_value_prior"].max()) < 0.01
+    assert float(r["prior_weight"][0, 0]) == pytest.approx(0.05 * 0.95 / 0.01**2 - 1)

@@ -87,6 +87,8 @@ RATE_PAIR_COLUMNS = [
 _K1_ONLY = ("p_value_binomial", "z_rate", "p_value_score", "lr_statistic", "p_value_lr")
 #: ``p_value_prior`` below this: the prior and the data disagree (one warning).
 PRIOR_CONFLICT = 0.01
+#: How that warning begins.
+PRIOR_CONFLICT_TEXT = "prior and data disagree for"
 
 
 def effective_trials(correct, count) -> tuple[int, int]:
@@ -257,14 +259,19 @@ def _warn_conflict(df) -> None:
     n = r["trials"] if r["samples_per_question"] == 1 else r["questions"]
     unit = "trials" if r["samples_per_question"] == 1 else "questions"
     text = (
-        f"prior and data disagree for {{who}}{'' if len(bad) == 1 else ', first'}: prior mean "
+        f"{PRIOR_CONFLICT_TEXT} {{who}}{'' if len(bad) == 1 else ', first'}: prior mean "
         f"{prior_mean:.3g} (a + b = {r['prior_weight']:.3g}) vs observed {r['accuracy']:.3g} "
         f"({n:.0f} {unit}), p_value_prior {r['p_value_prior']:.1g}; check the prior; "
         f"{see_warnings('prior-conflict')}"
     )
     line = one_line(text, bad["model"])
-    if len(line) > WARNING_WIDTH:  # long numbers: the count of models instead of names
-        line = text.replace("{who}", f"{len(bad)} model(s)")
+    if len(line) > WARNING_WIDTH:  # no room for the list: the count and the first name, cut
+        text = text.replace("{who}, first:", "{who}:")
+        head = f"{len(bad)} model(s), first "
+        spare = max(WARNING_WIDTH - len(text) + len("{who}") - len(head), 4)
+        name = str(r["model"])
+        name = name if len(name) <= spare else name[: spare - 3] + "..."
+        line = text.replace("{who}", head + name)
     warnings.warn(line, UserWarning, stacklevel=3)
 
 

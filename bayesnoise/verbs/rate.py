@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from bayesnoise.data import DataError
@@ -199,8 +201,8 @@ def threshold(
     Returns
     -------
     xarray.Dataset
-        Dims ``(model, threshold)``: ``successes, trials, accuracy, rate, rate_low,
-        rate_high`` (and ``prob_rate_above`` with ``target``).
+        Dims ``(model, threshold)``: ``successes, trials, accuracy, prior_weight,
+        p_value_prior, rate, rate_low, rate_high`` (and ``prob_rate_above`` with ``target``).
 
     Examples
     --------
@@ -213,7 +215,7 @@ def threshold(
     import xarray as xr
 
     from bayesnoise.data import summed_graded, threshold_dataset
-    from bayesnoise.decide.rate import rate_table
+    from bayesnoise.decide.rate import PRIOR_CONFLICT_TEXT, rate_table
 
     if read.get("threshold") is not None:
         raise DataError("threshold sweeps grid=; leave threshold= (--threshold) out")
@@ -227,19 +229,28 @@ def threshold(
         not isinstance(data, xr.Dataset) and summed_graded(base)
     )
     order = base["model"].values
-    keep = ["successes", "trials", "accuracy", "rate", "rate_low", "rate_high"]
+    keep = ["successes", "trials", "accuracy", "prior_weight", "p_value_prior"]
+    keep += ["rate", "rate_low", "rate_high"]
     _check("threshold", "model", "greater", target, confidence_level)
     if target is not None:
         keep.append("prob_rate_above")
-    parts, notes = [], {}
+    parts, notes, conflict_said = [], {}, False
     for t in values:
         if reread:
             ds = dataset(data, progress=progress, threshold=t, success=success, **read)
         else:
             ds = threshold_dataset(base, t, success)
-        df = rate_table(
-            ds, _priors(ds, prior, priors), target=target, confidence_level=confidence_level
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            df = rate_table(
+                ds, _priors(ds, prior, priors), target=target, confidence_level=confidence_level
+            )
+        for w in caught:  # the prior-data warning once, at the first threshold that has it
+            if PRIOR_CONFLICT_TEXT in str(w.message):
+                if conflict_said:
+                    continue
+                conflict_said = True
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         notes = df.attrs
         parts.append(to_result(df[["model", *keep]], "model").sel(model=order))
     out = xr.concat(parts, dim=xr.Variable("threshold", values), join="exact")
