@@ -273,9 +273,9 @@ def test_conditional_modes_are_roots_of_the_gradient_or_at_the_bound():
     cu, ku = np.array([0.0, 5.0, 2.0]), np.full(3, 5.0)
     w = np.array([[30.0, 0, 0], [0, 30.0, 0], [10.0, 10.0, 10.0]])
     terms = count_terms(cu, ku, w)
-    rows = np.repeat(np.arange(3), 41)
     for prior in [(1.0, 1.0), (0.0, 0.0)]:
         g = kappa_grid(cu, ku, w, np.zeros(3), mu_prior=prior, tol=1e-10)
+        rows = np.repeat(np.arange(3), g.lam.shape[1])  # the nodes per model
         assert g.converged.all()
         _, grad, hee = terms_loglik(g.eta.ravel(), g.lam.ravel(), terms, rows, prior)
         np.testing.assert_allclose(g.eta_sd.ravel(), 1 / np.sqrt(-hee), rtol=1e-12)

@@ -19,7 +19,8 @@ axis = questions):
 - :func:`paired_difference_moments`, :func:`all_pairs_difference`,
   :func:`population_difference`, :func:`paired_population_posterior` -- paired differences
   between models on these questions and in the question population.
-- :func:`rate_posterior`, :func:`prob_rate_greater`, :func:`beta_prior` -- a single pass rate.
+- :func:`rate_posterior`, :func:`prob_rate_greater`, :func:`beta_prior`,
+  :func:`prior_predictive_p_value` -- a single pass rate.
 - :func:`theory_se_difference`, :func:`benchmark_kappa` -- the Beta(p, 1-p) theory.
 
 Dataset level: :func:`posterior_table` and :func:`posterior_pairs_table`.
@@ -46,7 +47,13 @@ from .passk import (
 )
 from .posterior import finite_sample_posterior, integrated_moments, population_posterior
 from .predictive import fresh_run_predictive
-from .rate import BetaPrior, beta_prior, prob_rate_greater, rate_posterior
+from .rate import (
+    BetaPrior,
+    beta_prior,
+    prior_predictive_p_value,
+    prob_rate_greater,
+    rate_posterior,
+)
 from .tables import (
     POSTERIOR_COLUMNS,
     POSTERIOR_PAIR_COLUMNS,

@@ -196,7 +196,7 @@ def merge_fits(
     ----------
     fits : sequence of EmpiricalBayesFit
         Fits with one model axis, in model order.
-    kappa_bounds : (low, high), default (1e-2, 1e4)
+    kappa_bounds : (low, high), default (1e-6, 1e4)
         The support the blocks were fitted with.
     names : sequence of str, optional
         Labels of all models (for the notes).
@@ -273,8 +273,10 @@ def fit_empirical_bayes(
         raise: their mu would be 0 or 1).
     kappa_prior : (median, log_sd), default (1, 1.5)
         LogNormal prior on kappa.
-    kappa_bounds : (low, high), default (1e-2, 1e4)
-        Support of the grid over kappa.
+    kappa_bounds : (low, high), default (1e-6, 1e4)
+        Support of the grid over kappa: it starts at 1e-2 and reaches down to ``low`` (the
+        floor) only where the likelihood or posterior of kappa is still high at 1e-2;
+        ``"at lower bound"`` means the likelihood is still rising at ``low``.
     max_iter, tol : int, float
         root-finding settings (scipy.optimize.elementwise) of the conditional modes of logit mu.
     warn : bool, default True

@@ -35,11 +35,18 @@ DEFAULT_MU_PRIOR = (1.0, 1.0)
 # (median, sd of log kappa) of the LogNormal prior on kappa; equal to
 # bayesnoise.mcmc.DEFAULT_PRIORS (kappa_median 1, kappa_log_sd 1.5).
 DEFAULT_KAPPA_PRIOR = (1.0, 1.5)
-# Support of the grid over kappa (the prior puts 0.1% of its mass outside).
-KAPPA_BOUNDS = (1e-2, 1e4)
+# Support of the grid over kappa. The lower end is the package's floor: the grid starts at
+# FIRST_LOW and reaches down to it only where the likelihood or the posterior of kappa is still
+# high at FIRST_LOW (near-deterministic questions); "at lower bound" means the likelihood is
+# still rising at the floor. The default prior puts 1e-9 of its mass below 1e-6, 0.1% above 1e4.
+KAPPA_BOUNDS = (1e-6, 1e4)
+FIRST_LOW = 1e-2  # lower end of the first pass (its spacing divides log(1e-2 / 1e-6) exactly)
 ETA_BOUND = 30.0
 _COARSE = 25  # nodes of the first pass over the whole support
-_FINE = 41  # nodes of the second pass over the region holding the posterior mass
+# nodes of the second pass over the region holding the posterior mass: 57 keeps them at most
+# 0.41 apart in log kappa over the widest region (floor 1e-6 to 1e4), at most 0.33 where the
+# posterior is the prior (K = 1), as 41 nodes did over the old support 1e-2 to 1e4 (0.35)
+_FINE = 57
 _DROP = 20.0  # the region keeps nodes within this many log units of the highest
 
 
@@ -169,9 +176,13 @@ def kappa_grid(
 ) -> KappaGrid:
     """Grid posterior of log kappa and conditional normals of logit mu, all models at once.
 
-    A first pass of 25 nodes covers the whole support; a second pass puts 41 nodes on the
-    region within 20 log units of the highest node (one node of margin each side), so a sharp
-    posterior is resolved and a flat one is integrated over its whole prior.
+    A first pass of 25 nodes covers ``[max(low, 1e-2), high]``; where the likelihood of
+    kappa peaks at its lower end, or the posterior there is within 20 log units of its highest,
+    nodes at the same spacing reach down to ``low`` (the floor, 1e-6 by default), so near-
+    deterministic questions (kappa below 1e-2) are integrated where their likelihood goes. A
+    second pass puts 57 nodes on the region within 20 log units of the highest node (one node
+    of margin each side), so a sharp posterior is resolved and a flat one is integrated over
+    its whole prior. ``edge`` is -1 only where the likelihood is still rising at the floor.
 
     Parameters
     ----------
@@ -183,8 +194,8 @@ def kappa_grid(
     mu_prior : (a0, b0), default (1, 1)
         Beta prior on mu (``(0, 0)``: flat in logit mu).
     kappa_prior : (median, log_sd), default (1, 1.5)
-    kappa_bounds : (low, high), default (1e-2, 1e4)
-        Support of the grid.
+    kappa_bounds : (low, high), default (1e-6, 1e4)
+        Support of the grid: ``low`` is the floor the grid reaches down to where needed.
     fixed_lam : numpy.ndarray, shape (M,), optional
         Hold log kappa at these values (one node per model, weight 1).
     max_iter, tol : int, float
@@ -201,40 +212,71 @@ def kappa_grid(
     >>> cu, ku, w = np.array([0.0, 3.0, 5.0]), np.full(3, 5.0), np.array([[20.0, 10.0, 20.0]])
     >>> g = kappa_grid(cu, ku, w, np.zeros(1))
     >>> g.lam.shape, round(float(g.weight.sum()), 6), int(g.edge[0])
-    ((1, 41), 1.0, 0)
+    ((1, 57), 1.0, 0)
     """
     n_models = w.shape[0]
-    lo, hi = np.log(kappa_bounds[0]), np.log(kappa_bounds[1])
-    fit_args = (count_terms(cu, ku, w), w.sum(axis=1), mu_prior, max_iter, tol)
+    floor, hi = np.log(kappa_bounds[0]), np.log(kappa_bounds[1])
+    lo = max(floor, np.log(FIRST_LOW)) if np.log(FIRST_LOW) < hi else floor
+    terms = count_terms(cu, ku, w)
+    n_obs = w.sum(axis=1)
+    fit_args = (terms, n_obs, mu_prior, max_iter, tol)
     if fixed_lam is not None:
         lam = np.asarray(fixed_lam, dtype=float).reshape(n_models, 1)
         eta, sd, lml, ok = _conditional(lam, eta_start[:, None], *fit_args)
         return KappaGrid(
             lam, eta, sd, np.ones((n_models, 1)), lml, np.zeros(n_models, int), lml[:, 0], ok
         )
-    coarse = np.broadcast_to(np.linspace(lo, hi, _COARSE), (n_models, _COARSE))
+    nodes = np.linspace(lo, hi, _COARSE)
+    coarse = np.broadcast_to(nodes, (n_models, _COARSE))
     eta0 = np.broadcast_to(eta_start[:, None], coarse.shape)
     eta_c, _, lml_c, ok_c = _conditional(coarse, eta0, *fit_args)
-    best = lml_c.argmax(axis=1)
-    edge = np.where(best == 0, -1, np.where(best == _COARSE - 1, 1, 0))
     post_c = lml_c + log_kappa_prior(coarse, kappa_prior)
-    keep = post_c >= post_c.max(axis=1, keepdims=True) - _DROP
-    idx = np.arange(_COARSE)
-    first = np.where(keep, idx, _COARSE).min(axis=1)
-    last = np.where(keep, idx, -1).max(axis=1)
-    a = coarse[0, np.maximum(first - 1, 0)]
-    b = coarse[0, np.minimum(last + 1, _COARSE - 1)]
-    t = np.linspace(0.0, 1.0, _FINE)
-    lam = a[:, None] + (b - a)[:, None] * t
-    # start each fine node from the coarse modes, interpolated
+    # Reach down to the floor where the likelihood peaks at the first pass's lower end or the
+    # posterior there is within _DROP of its highest: same spacing, the last step ends on it.
     step = (hi - lo) / (_COARSE - 1)
-    pos = np.clip((lam - lo) / step, 0, _COARSE - 1)
-    i0 = np.minimum(np.floor(pos).astype(int), _COARSE - 2)
-    frac = pos - i0
+    need = (lml_c.argmax(axis=1) == 0) | (post_c[:, 0] >= post_c.max(axis=1) - _DROP)
+    n_ext = int(np.ceil((lo - floor) / step - 1e-9)) if floor < lo else 0
+    if n_ext and np.any(need):
+        ext = np.maximum(lo - step * np.arange(n_ext, 0, -1), floor)
+        rows = np.flatnonzero(need)
+        sub = np.broadcast_to(ext, (rows.size, n_ext))
+        cu_r, ku_r = (x[rows] if np.ndim(x) == 2 else x for x in (cu, ku))
+        sub_args = (count_terms(cu_r, ku_r, w[rows]), n_obs[rows], mu_prior, max_iter, tol)
+        start0 = np.broadcast_to(eta_c[rows, :1], sub.shape)
+        eta_e, _, lml_e, ok_e = _conditional(sub, start0, *sub_args)
+        pad = np.full((n_models, n_ext), -np.inf)
+        lml_x, eta_x = pad.copy(), np.zeros((n_models, n_ext))
+        lml_x[rows], eta_x[rows] = lml_e, eta_e
+        ok_c = ok_c.copy()
+        ok_c[rows] &= ok_e
+        nodes = np.concatenate([ext, nodes])
+        lml_c = np.concatenate([lml_x, lml_c], axis=1)
+        eta_c = np.concatenate([eta_x, eta_c], axis=1)
+        post_c = lml_c + log_kappa_prior(nodes, kappa_prior)
+    n_coarse = nodes.size
+    best = lml_c.argmax(axis=1)
+    # the likelihood is highest at the floor (still rising there) or at the upper end
+    edge = np.where(best == 0, -1, np.where(best == n_coarse - 1, 1, 0))
+    keep = post_c >= post_c.max(axis=1, keepdims=True) - _DROP
+    idx = np.arange(n_coarse)
+    first = np.where(keep, idx, n_coarse).min(axis=1)
+    last = np.where(keep, idx, -1).max(axis=1)
+    a = nodes[np.maximum(first - 1, 0)]
+    b = nodes[np.minimum(last + 1, n_coarse - 1)]
+    # the same node count for every model (a model's fit depends on its own counts only, and
+    # fits of blocks of models concatenate)
+    n_fine = _FINE
+    t = np.linspace(0.0, 1.0, n_fine)
+    lam = a[:, None] + (b - a)[:, None] * t
+    # start each fine node from the coarse modes, interpolated (a fine node lies between two
+    # computed coarse nodes of its row: the region is inside the nodes that were computed)
+    i0 = np.clip(np.searchsorted(nodes, lam, side="right") - 1, 0, n_coarse - 2)
+    gap = nodes[i0 + 1] - nodes[i0]
+    frac = np.clip((lam - nodes[i0]) / gap, 0.0, 1.0)
     rows = np.arange(n_models)[:, None]
     start = eta_c[rows, i0] * (1 - frac) + eta_c[rows, i0 + 1] * frac
     eta, sd, lml, ok = _conditional(lam, start, *fit_args)
-    weight, log_norm = _normalise(lml + log_kappa_prior(lam, kappa_prior), _FINE)
-    spacing = (b - a) / (_FINE - 1)
+    weight, log_norm = _normalise(lml + log_kappa_prior(lam, kappa_prior), n_fine)
+    spacing = (b - a) / (n_fine - 1)
     evidence = log_norm + np.log(np.where(spacing > 0, spacing, 1.0))
     return KappaGrid(lam, eta, sd, weight, lml, edge, evidence, ok & ok_c)

@@ -14,6 +14,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from bayesnoise._common import WARNING_WIDTH, one_line, see_warnings
+from bayesnoise.conjugate.rate import prior_predictive_p_value
 from bayesnoise.conjugate.rate_table import (
     beta_rejected,
     model_rate_posterior,
@@ -45,6 +47,8 @@ RATE_COLUMNS = [
     "rate_model",
     "prior_a",
     "prior_b",
+    "prior_weight",
+    "p_value_prior",
     "rate",
     "rate_sd",
     "rate_var",
@@ -81,6 +85,46 @@ RATE_PAIR_COLUMNS = [
     "p_value_paired_t",
 ]
 _K1_ONLY = ("p_value_binomial", "z_rate", "p_value_score", "lr_statistic", "p_value_lr")
+#: ``p_value_prior`` below this: the prior and the data disagree (one warning).
+PRIOR_CONFLICT = 0.01
+#: How that warning begins.
+PRIOR_CONFLICT_TEXT = "prior and data disagree for"
+
+
+def effective_trials(correct, count) -> tuple[int, int]:
+    """(successes, trials) whose binomial variance matches the observed rate's: at K = 1 the
+    counts themselves; at K > 1 the trials ``acc (1 - acc) N / s^2`` (``s^2`` the variance of
+    the per-question means over the N questions), kept within [N, total samples], and the
+    successes ``acc`` times those, rounded (N where every question has the same mean).
+
+    Examples
+    --------
+    >>> effective_trials([1, 0, 1], [1, 1, 1])
+    (2, 3)
+    >>> effective_trials([4, 0, 4, 4], [4, 4, 4, 4])  # deterministic questions: N trials
+    (3, 4)
+    """
+    c = np.asarray(correct, dtype=float)
+    k = np.asarray(count, dtype=float)
+    if np.all(k == 1):
+        return int(c.sum()), int(k.size)
+    means = c / k
+    n_q = means.size
+    acc = float(means.mean())
+    s2 = float(means.var(ddof=1)) if n_q > 1 else 0.0
+    trials = float(n_q) if s2 <= 0 else acc * (1 - acc) * n_q / s2
+    trials = round(float(min(max(trials, n_q), k.sum())))
+    return round(acc * trials), trials
+
+
+def _prior_check(ci, ki, prior) -> dict:
+    """``prior_weight`` (a + b, pseudo-trials) and ``p_value_prior`` (two-sided
+    prior-predictive tail probability of the observed count, Beta-Binomial)."""
+    s, n = effective_trials(ci, ki)
+    return {
+        "prior_weight": float(prior.a + prior.b),
+        "p_value_prior": float(prior_predictive_p_value(s, n, prior)),
+    }
 
 
 def _counts(ds):
@@ -148,6 +192,7 @@ def rate_table(
             "rate_model": kind,
             "prior_a": float(priors[m].a),
             "prior_b": float(priors[m].b),
+            **_prior_check(ci, ki, priors[m]),
             "rate": float(post.mean),
             "rate_sd": float(post.sd),
             "rate_var": float(post.var),
@@ -175,7 +220,59 @@ def rate_table(
     if rejected:
         _warn_beta(rejected)
         df.attrs["beta_rejected"] = rejected
+    _warn_conflict(df)
     return df
+
+
+def _prior_checks(c, k, models, priors) -> pd.DataFrame:
+    """Per model the columns :func:`_warn_conflict` reads (for ``by="pair"``)."""
+    rows = []
+    for i, m in enumerate(models):
+        used = k[i] > 0
+        ci, ki = c[i][used], k[i][used]
+        rows.append(
+            {
+                "model": m,
+                "questions": int(used.sum()),
+                "samples_per_question": float(ki.mean()),
+                "trials": int(ki.sum()),
+                "accuracy": float((ci / ki).mean()),
+                "prior_a": float(priors[m].a),
+                "prior_b": float(priors[m].b),
+                **_prior_check(ci, ki, priors[m]),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _warn_conflict(df) -> None:
+    """One line where ``p_value_prior`` < :data:`PRIOR_CONFLICT`: the prior and the data
+    disagree; both rates and both weights of the most discordant model."""
+    # a prior with a, b <= 1 (uniform, Jeffreys) has density everywhere on (0, 1) and the
+    # weight of at most two trials: it cannot swamp data, only find extreme counts unlikely
+    vague = (df["prior_a"] <= 1) & (df["prior_b"] <= 1)
+    bad = df[(df["p_value_prior"] < PRIOR_CONFLICT) & ~vague].sort_values("p_value_prior")
+    if bad.empty:
+        return
+    r = bad.iloc[0]
+    prior_mean = r["prior_a"] / r["prior_weight"]
+    n = r["trials"] if r["samples_per_question"] == 1 else r["questions"]
+    unit = "trials" if r["samples_per_question"] == 1 else "questions"
+    text = (
+        f"{PRIOR_CONFLICT_TEXT} {{who}}{'' if len(bad) == 1 else ', first'}: prior mean "
+        f"{prior_mean:.3g} (a + b = {r['prior_weight']:.3g}) vs observed {r['accuracy']:.3g} "
+        f"({n:.0f} {unit}), p_value_prior {r['p_value_prior']:.1g}; check the prior; "
+        f"{see_warnings('prior-conflict')}"
+    )
+    line = one_line(text, bad["model"])
+    if len(line) > WARNING_WIDTH:  # no room for the list: the count and the first name, cut
+        text = text.replace("{who}, first:", "{who}:")
+        head = f"{len(bad)} model(s), first "
+        spare = max(WARNING_WIDTH - len(text) + len("{who}") - len(head), 4)
+        name = str(r["model"])
+        name = name if len(name) <= spare else name[: spare - 3] + "..."
+        line = text.replace("{who}", head + name)
+    warnings.warn(line, UserWarning, stacklevel=3)
 
 
 def _warn_beta(models) -> None:
@@ -261,6 +358,7 @@ def rate_pairs_table(
             rows.append(row)
     df = pd.DataFrame(rows)
     df = df[[col for col in RATE_PAIR_COLUMNS if col in df.columns]]
+    _warn_conflict(_prior_checks(c, k, models, priors))
     for col in ("a_only", "b_only"):
         if col in df.columns and df[col].notna().all():
             df[col] = df[col].astype(np.int64)

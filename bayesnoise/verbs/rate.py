@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from bayesnoise.data import DataError
@@ -60,6 +62,9 @@ def rate(
     prior : str, (a, b), dict or BetaPrior, default "uniform"
         Prior of every model's rate: ``"uniform"`` (Beta(1, 1)), ``"jeffreys"``
         (Beta(1/2, 1/2)), ``"a,b"``, ``"mean=M,sd=S"`` (needs 0 < M < 1 and S^2 < M (1 - M)).
+        Each row reports its weight ``prior_weight`` (a + b) and ``p_value_prior``, the
+        prior-predictive p-value of the observed count; below 0.01 (a prior with a or b > 1)
+        a warning says the prior and the data disagree.
     priors : path, DataFrame or dict, optional
         Per-model priors: a table with columns ``model,a,b`` or ``model,mean,sd`` (a CSV path
         or a DataFrame) or a dict model -> prior; other models take ``prior``.
@@ -80,7 +85,8 @@ def rate(
     -------
     xarray.Dataset
         Dim ``model``: ``questions, samples_per_question, successes, trials, accuracy,
-        rate_model, prior_a, prior_b, rate, rate_sd, rate_var, rate_low/high,
+        rate_model, prior_a, prior_b, prior_weight, p_value_prior, rate, rate_sd, rate_var,
+        rate_low/high,
         rate_hpd_low/high``; with ``target``: ``target, prob_rate_above`` and at K = 1
         ``p_value_binomial, z_rate, p_value_score, lr_statistic, p_value_lr``; at K = 1
         ``rate_exact_low/high`` (Clopper-Pearson), at K > 1 ``p_value_t, rate_t_low/high``.
@@ -195,8 +201,8 @@ def threshold(
     Returns
     -------
     xarray.Dataset
-        Dims ``(model, threshold)``: ``successes, trials, accuracy, rate, rate_low,
-        rate_high`` (and ``prob_rate_above`` with ``target``).
+        Dims ``(model, threshold)``: ``successes, trials, accuracy, prior_weight,
+        p_value_prior, rate, rate_low, rate_high`` (and ``prob_rate_above`` with ``target``).
 
     Examples
     --------
@@ -209,7 +215,7 @@ def threshold(
     import xarray as xr
 
     from bayesnoise.data import summed_graded, threshold_dataset
-    from bayesnoise.decide.rate import rate_table
+    from bayesnoise.decide.rate import PRIOR_CONFLICT_TEXT, rate_table
 
     if read.get("threshold") is not None:
         raise DataError("threshold sweeps grid=; leave threshold= (--threshold) out")
@@ -223,19 +229,28 @@ def threshold(
         not isinstance(data, xr.Dataset) and summed_graded(base)
     )
     order = base["model"].values
-    keep = ["successes", "trials", "accuracy", "rate", "rate_low", "rate_high"]
+    keep = ["successes", "trials", "accuracy", "prior_weight", "p_value_prior"]
+    keep += ["rate", "rate_low", "rate_high"]
     _check("threshold", "model", "greater", target, confidence_level)
     if target is not None:
         keep.append("prob_rate_above")
-    parts, notes = [], {}
+    parts, notes, conflict_said = [], {}, False
     for t in values:
         if reread:
             ds = dataset(data, progress=progress, threshold=t, success=success, **read)
         else:
             ds = threshold_dataset(base, t, success)
-        df = rate_table(
-            ds, _priors(ds, prior, priors), target=target, confidence_level=confidence_level
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            df = rate_table(
+                ds, _priors(ds, prior, priors), target=target, confidence_level=confidence_level
+            )
+        for w in caught:  # the prior-data warning once, at the first threshold that has it
+            if PRIOR_CONFLICT_TEXT in str(w.message):
+                if conflict_said:
+                    continue
+                conflict_said = True
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         notes = df.attrs
         parts.append(to_result(df[["model", *keep]], "model").sel(model=order))
     out = xr.concat(parts, dim=xr.Variable("threshold", values), join="exact")

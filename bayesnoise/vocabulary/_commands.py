@@ -193,7 +193,7 @@ _SHOWN: dict[str, tuple[str, ...]] = {
         *("items", "human_labels", "ppi_lambda"),
     ),
     "rate": (
-        *("model", "successes", "trials", "rate", "prob_rate_above", "p_value_t"),
+        *("model", "successes", "trials", "p_value_prior", "rate", "prob_rate_above", "p_value_t"),
         *("p_value_binomial", "rate_t", "rate_exact"),
         *("model_a", "model_b", "questions", "rate_a", "rate_b", "prob_rate_a_better"),
         *("difference", "p_value_paired_t"),

@@ -33,6 +33,23 @@ _RATE_ENTRIES: list[Column] = [
     _c("prior_a", "prior a", "first parameter of the Beta(a, b) prior on the rate"),
     _c("prior_b", "prior b", "second parameter of the Beta(a, b) prior on the rate"),
     _c(
+        "prior_weight",
+        "prior weight",
+        "a + b of the Beta(a, b) prior: its weight in pseudo-trials, to set against trials "
+        "(K = 1: the posterior mean is (a + s) / (a + b + n)) or questions (K > 1)",
+        "count",
+    ),
+    _c(
+        "p_value_prior",
+        "p prior-data",
+        "two-sided prior-predictive p-value of the observed count, min(1, 2 min(P(X <= s), "
+        "P(X >= s))) with X ~ Beta-Binomial(n, a, b) (K > 1: s and n effective trials from "
+        "the per-question variance); below 0.01 the prior and the data disagree (warned)",
+        _PROB,
+        POPULATION,
+        "bayes",
+    ),
+    _c(
         "rate",
         "rate (posterior mean)",
         "posterior mean of the model's success rate (K > 1: of the population mean mu) under "
