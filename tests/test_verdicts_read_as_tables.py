@@ -88,6 +88,11 @@ CASES = {
         "crux",
         "difference",
     ),
+    "compare --by pair --factor": (
+        ["compare", "{f}", "--factor", "template", "--by", "pair", "--pair", "{a}", "{b}"],
+        "templates",
+        "difference_templates",
+    ),
     "noises --by pair": (
         ["noises", "{f}", "--factor", "template", "--by", "pair", "--pair", "{a}", "{b}"],
         "templates",
