@@ -10,7 +10,10 @@ most questions tied at K = 1). Beside the gate: the paired t test alone (what ``
 before), and the share of replicates the exact tests decided.
 
 A margin row: at the boundary ``delta = -margin`` (candidate shifted on the logit scale,
-:func:`studies.ci_decisions.shifted`), margin 0.05, where the betting test decides.
+:func:`studies.ci_decisions.shifted`), margin 0.05, where the fixed-N margin tests decide
+(K = 1: the exact unconditional test; K > 1: max(t, bootstrap-t) below 100 questions; the
+betting test decided here before issue 37). The full margin study:
+``studies/gate_margin_size.py``.
 
 Run: ``nice -n 10 python -m studies.check_size`` (about 1 min); writes
 ``benchmarks/results/check_size.csv`` and ``.md``.
