@@ -56,13 +56,15 @@ ALPHA = 0.05
 MARGIN = 0.01
 SHAPES = {"mu 0.6, kappa 1": (0.6, 1.0), "mu 0.9, kappa 3": (0.9, 3.0)}
 #: K > 1 only: 94% of questions with the candidate 0.05 lower, 6% much higher (skewed d).
-SKEWED = "skewed: 94% -0.05, 6% +0.62"
+SKEWED = "skewed: 94% at a, 6% at a + 0.62"
 R_K1, R_K5, R_BETTING = 2000, 2000, 400
 
 
 def skewed_population(delta: float) -> np.ndarray:
-    """(2, 10000) expected accuracies: 9,400 questions at (0.75, 0.70), 600 at (0.2, 0.2 +
-    x) with x such that the population difference is exactly ``delta`` (x = 0.62 at -0.01).
+    """(2, 10000) expected accuracies with skewed differences: 9,400 questions at (0.75, 0.75
+    + a), 600 at (0.2, 0.82 + a), a = delta - 0.06 * 0.62 so that the population difference
+    is exactly ``delta`` (a = -0.047 at delta = -0.01: most questions a little lower, a few
+    much higher).
 
     Examples
     --------
@@ -70,9 +72,9 @@ def skewed_population(delta: float) -> np.ndarray:
     >>> round(float(u[1].mean() - u[0].mean()), 12)
     -0.01
     """
-    x = (delta + 0.94 * 0.05) / 0.06
+    a = delta - 0.06 * 0.62
     ub = np.r_[np.full(9400, 0.75), np.full(600, 0.2)]
-    uc = np.r_[np.full(9400, 0.70), np.full(600, 0.2 + x)]
+    uc = np.r_[np.full(9400, 0.75 + a), np.full(600, 0.82 + a)]
     return np.stack([ub, uc])
 
 
@@ -271,14 +273,18 @@ def candidates() -> pd.DataFrame:
 def main() -> None:
     start = time.time()
     folder = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
-    if "--markdown" in sys.argv[1:]:
+    if "--markdown" in sys.argv[1:] and "--candidates" not in sys.argv[1:]:
         i = sys.argv.index("--markdown")  # --markdown SECONDS: the run's duration
         seconds = float(sys.argv[i + 1]) if len(sys.argv) > i + 1 else np.nan
         write_markdown(pd.read_csv(folder / "gate_margin_size.csv"), seconds, folder)
         return
     if "--candidates" in sys.argv[1:]:
-        out = candidates()
-        out.to_csv(folder / "gate_margin_candidates.csv", index=False)
+        if "--markdown" in sys.argv[1:]:  # --candidates --markdown SECONDS: from the CSV
+            out = pd.read_csv(folder / "gate_margin_candidates.csv")
+            start -= float(sys.argv[sys.argv.index("--markdown") + 1])
+        else:
+            out = candidates()
+            out.to_csv(folder / "gate_margin_candidates.csv", index=False)
         head = (
             "# check --margin at K > 1, small N: candidate tests (issue 37 item 2)\n\n"
             "Written by `nice -n 10 python -m studies.gate_margin_size --candidates` "
@@ -288,9 +294,7 @@ def main() -> None:
             f"{-MARGIN - 0.05:.2f}. A test holds its size where the rate is at most "
             "`limit_alpha_2mcse`. The gate uses `max_t_bootstrap_t`.\n\n"
         )
-        (folder / "gate_margin_candidates.md").write_text(
-            head + out.to_markdown(index=False, floatfmt=".4f") + "\n"
-        )
+        (folder / "gate_margin_candidates.md").write_text(head + markdown(out) + "\n")
         return
     rows, crit = [], {}
     for delta in (-MARGIN, -MARGIN - 0.05):
@@ -302,6 +306,17 @@ def main() -> None:
     out = pd.DataFrame(rows)
     out.to_csv(folder / "gate_margin_size.csv", index=False)
     write_markdown(out, time.time() - start, folder)
+
+
+def markdown(df: pd.DataFrame) -> str:
+    """A markdown table (floats to 4 decimals) without the optional tabulate."""
+
+    def fmt(v):
+        return f"{v:.4f}" if isinstance(v, float) else ("" if v is None else str(v))
+
+    lines = ["| " + " | ".join(df.columns) + " |", "|" + "---|" * df.shape[1]]
+    lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in df.itertuples(False)]
+    return "\n".join(lines).replace("| nan ", "|  ")
 
 
 def write_markdown(out: pd.DataFrame, seconds: float, folder: Path) -> None:
@@ -330,9 +345,7 @@ def write_markdown(out: pd.DataFrame, seconds: float, folder: Path) -> None:
         "the tests above.\n\n"
         f"Every null cell within alpha + 2 MCSE: {ok}.\n\n"
     )
-    (folder / "gate_margin_size.md").write_text(
-        head + out.to_markdown(index=False, floatfmt=".4f") + "\n"
-    )
+    (folder / "gate_margin_size.md").write_text(head + markdown(out) + "\n")
 
 
 if __name__ == "__main__":

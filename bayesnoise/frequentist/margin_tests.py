@@ -34,17 +34,19 @@ second-order accurate without symmetry. Its resamples are drawn by a fixed strea
 questions, their ids or the caller's seed; the p-value's Monte Carlo SE is returned.
 
 :func:`t_bootstrap_max_test` is the gate's small-N test at K > 1: the larger of the paired t
-test's and the bootstrap-t test's p-values (Berger 1982's intersection-union reading: it
-rejects only where both reject, so its size is at most the smaller of their sizes at every
-distribution). Neither alone holds its size on the differences evals produce
-(``studies/gate_margin_size.py --candidates``, margin 0.01, alpha 0.05, 2,000 null
-replicates, limit 0.0597): on tie-heavy, near-symmetric differences (mean accuracy 0.9,
-kappa 3, K = 5, N = 30: 11 of 30 questions differ) the bootstrap-t rejects 0.066 (its
-resamples with few nonzero values studentize badly), Hall's (1992) skewness-removing
-transformation 0.068-0.072, Johnson's (1978) skewness-corrected t 0.065, while the t test
-rejects 0.046; on skewed differences (most questions 0.05 lower, 6% much higher) the t test
-rejects more than alpha where the bootstrap-t does not. The maximum loses little power where
-the t test is valid (0.311 against 0.314 at a drop of 0.06, N = 30, K = 5).
+test's and the bootstrap-t test's p-values: it rejects only where both reject, so at
+every distribution its rejection rate is at most the smaller of theirs. Neither alone holds its size on the differences evals produce
+(``python -m studies.gate_margin_size --candidates``, ``benchmarks/results/
+gate_margin_candidates.md``: margin 0.01, alpha 0.05, 2,000 null replicates per cell, limit
+alpha + 2 MCSE = 0.0597, N = 30 and 50, K = 2, 5, 10). On tie-heavy, near-symmetric
+differences (mean accuracy 0.9, kappa 3; at K = 5, N = 30 about 11 of 30 questions differ) the
+bootstrap-t rejects 0.0535-0.0715 (its resamples with few nonzero values studentize badly),
+Hall's (1992) skewness-removing transformation 0.0565-0.073 (bootstrapped: 0.0535-0.0775),
+Johnson's (1978) skewness-corrected t 0.0535-0.0705, where the t test rejects 0.0395-0.049; on
+skewed differences (94% of questions a little lower, 6% much higher) the t test rejects up to
+0.061 (N = 30, K = 10), the bootstrap-t at most 0.0575, the percentile bootstrap up to 0.0715.
+The maximum rejects 0.0395-0.054 in all 12 cells and loses little power: at a drop of 0.06
+(N = 30, K = 5) 0.323 against the t test's 0.327 (tie-heavy), 0.187 against 0.191.
 """
 
 from __future__ import annotations
@@ -360,7 +362,7 @@ def t_bootstrap_max_test(
 
     Rejecting only where both reject, its size is at most the smaller of the two tests'
     sizes: the t test holds where the differences are tie-heavy and near-symmetric (the
-    bootstrap-t does not: 0.066 at N = 30, K = 5), the bootstrap-t where they are skewed
+    bootstrap-t does not: 0.065 at N = 30, K = 5), the bootstrap-t where they are skewed
     (the t test does not). Its interval is the hull of the two tests' intervals, so it
     excludes a null exactly where the test rejects it.
 
