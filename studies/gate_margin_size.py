@@ -340,9 +340,9 @@ def write_markdown(out: pd.DataFrame, seconds: float, folder: Path) -> None:
         "shapes) are a coincidence of counts: the shapes draw from different streams, no "
         "replicate has the same wins and losses in both, and 1 of the 88 rejections and none "
         "of the 3 betting rejections fall on the same replicate index.\n\n"
-        "The margin rows of `benchmarks/results/check_size.md` (issue 28) were written when "
-        "the betting test decided there; they are rewritten by `studies/check_size.py` with "
-        "the tests above.\n\n"
+        "The margin-0.05 rows of `benchmarks/results/check_size.md` (issue 28, N = 10-30) "
+        "are rerun with these tests (flag rates 0.011-0.051, limit 0.0638; the betting test "
+        "flagged 0.000-0.005 there).\n\n"
         f"Every null cell within alpha + 2 MCSE: {ok}.\n\n"
     )
     (folder / "gate_margin_size.md").write_text(head + markdown(out) + "\n")
