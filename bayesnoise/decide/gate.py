@@ -36,9 +36,10 @@ uses fixed-N tests made for it (:mod:`bayesnoise.frequentist.margin_tests`; none
   0.052-0.056 at N = 2000 (margins 0.01 and 0.05; studies/gate_margin_size.py), so the exact
   test decides wherever it takes about a second. The interval is Tango's score interval.
 - Otherwise: the paired t test with the margin from ``T_MIN_N`` = 100 questions of which at
-  least 30 differ; fewer, the *studentized bootstrap* test (bootstrap-t, valid without
-  symmetry, its p-value's Monte Carlo SE printed and in ``mcse``) with its bootstrap-t
-  interval; every difference equal, Hoeffding's bound.
+  least 30 differ; fewer, *max(t, bootstrap-t)*: the larger of the t test's and the
+  studentized bootstrap's p-values (each alone over-rejected skewed or tie-heavy null evals
+  at N = 30; the bootstrap's Monte Carlo SE printed and in ``mcse``), the hull of their
+  intervals; every difference equal, Hoeffding's bound.
 
 Its upper end is below ``-margin`` when the test rejects, up to the score interval's
 approximation next to the exact test.
@@ -153,7 +154,7 @@ class GateResult:
     ----------
     statistic : float
         The statistic of the test named in ``test`` (freq): the t statistic ``(change +
-        margin) / se`` (t, studentized bootstrap), Tango's score Z (exact unconditional, Tango
+        margin) / se`` (t, max(t, bootstrap-t)), Tango's score Z (exact unconditional, Tango
         score), the PPI++ z, NaN for the sign, sign-flip and Hoeffding tests; the posterior
         mean of the difference (bayes); of the combined test when there are several
         benchmarks.
@@ -164,9 +165,11 @@ class GateResult:
         Posterior probability of no regression (bayes), unadjusted; NaN when frequentist.
     df : float
         Degrees of freedom of the t reference; inf for a normal reference (Tango score,
-        PPI++); NaN where the test has none (exact, bootstrap, Hoeffding) and for bayes.
+        PPI++); N - 1 for max(t, bootstrap-t); NaN where the test has none (exact, Hoeffding)
+        and for bayes.
     mcse : float
-        Monte Carlo SE of ``pvalue`` (studentized bootstrap, Monte Carlo sign flips); 0 when
+        Monte Carlo SE of ``pvalue`` (the bootstrap of max(t, bootstrap-t), Monte Carlo sign
+        flips); 0 when
         exact or asymptotic, NaN for bayes.
     alternative : str
         ``"less"``: the alternative is ``candidate - baseline < -margin``.
@@ -181,8 +184,8 @@ class GateResult:
         ``GATE_COLUMNS_BAYES``.
     test : str
         The test that decided the top row (frequentist): ``"t"``, ``"sign"``,
-        ``"sign-flip"``, ``"exact unconditional"``, ``"Tango score"``, ``"studentized
-        bootstrap"``, ``"Hoeffding"`` (module docs), ``"none"``; ``"PPI++ paired z"`` on
+        ``"sign-flip"``, ``"exact unconditional"``, ``"Tango score"``, ``"max(t,
+        bootstrap-t)"``, ``"Hoeffding"`` (module docs), ``"none"``; ``"PPI++ paired z"`` on
         judge-graded scores (:mod:`bayesnoise.decide.judge_gate`); ``"posterior"`` for bayes.
     exit_status : int
         1 when a regression is shown, else 0 (the command line's exit status).

@@ -197,15 +197,15 @@ def check(
         With a margin, a fixed-N test made for it (:mod:`bayesnoise.decide.gate`): on one
         0/1 sample per question the exact unconditional test of paired proportions (up to
         1000 questions; beyond, Tango's score test), otherwise the paired t test from 100
-        questions, else the studentized bootstrap (its Monte Carlo SE in ``mcse``); the
+        questions, else max(t, bootstrap-t) (the bootstrap's Monte Carlo SE in ``mcse``); the
         same data give the same answer whatever ``rng`` and the order of the questions. Judge-graded
         (``judge_col``, ``human_col`` or ``human`` given): the one-sided PPI++ z test
         (``test`` "PPI++ paired z"), or the judge-misclassification model's posterior
         (:mod:`bayesnoise.decide.judge_gate`).
     n_resamples : int, default 4000
         Monte Carlo draws of the posterior (bayes); random sign patterns of a sign-flip test
-        beyond its exact range (40 differing questions); resamples of the studentized
-        bootstrap (margin, K > 1, fewer than 100 questions).
+        beyond its exact range (40 differing questions); resamples of the bootstrap of
+        max(t, bootstrap-t) (margin, K > 1, fewer than 100 questions).
     rng : int or numpy.random.Generator, default 0
         Seed (or generator) of the posterior draws.
         With factor columns (``factors=["template"]``, CLI ``--factor template``): the change

@@ -278,7 +278,7 @@ _DECISION_ENTRIES = [
         "t_change",
         "t",
         "the statistic of the test in column test: (change + margin) / se_change for the t "
-        "and studentized bootstrap tests, Tango's score z for the paired-proportion tests "
+        "and max(t, bootstrap-t) tests, Tango's score z for the paired-proportion tests "
         "with a margin, the z of the PPI++ test on judge-graded scores; NaN for the sign, "
         "sign-flip and Hoeffding tests",
     ),
@@ -295,7 +295,7 @@ _DECISION_ENTRIES = [
         "the test that decided: t (paired t), sign (binomtest on the discordant questions), "
         "sign-flip (exact permutation of the signs), none (combined, few differences); with a "
         "margin: exact unconditional (paired proportions, K = 1, N <= 1000), Tango score "
-        "(K = 1, N > 1000), studentized bootstrap (K > 1, N < 100), Hoeffding (every "
+        "(K = 1, N > 1000), max(t, bootstrap-t) (K > 1, N < 100), Hoeffding (every "
         "difference equal); PPI++ paired z on judge-graded scores corrected with human labels",
     ),
     _c(
