@@ -52,7 +52,9 @@ M = 1000
 OUT = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 
 
-def _draw(rng, design, sp_hard=SP_HARD):
+def draw(rng, design, sp_hard=SP_HARD):
+    """One data set of ``design`` (module docs): labels ``y`` and judge verdicts ``j``
+    (models x questions), the labelled mask, inclusion probabilities and the true accuracies."""
     if design == "all_same":
         y = (rng.random((1, M)) < 0.94) * 1.0
         j = np.where(y == 1, rng.random(y.shape) < 0.9, rng.random(y.shape) > 0.7) * 1.0
@@ -112,7 +114,7 @@ def run(design, replicates, seed, bayes=True):
     rng = np.random.default_rng(seed)
     rows = []
     for r in range(replicates):
-        y, j, lab, pi, truth = _draw(rng, design)
+        y, j, lab, pi, truth = draw(rng, design)
         k = y.shape[0]
         w, wu = inclusion_weights(pi, lab)
         checks = labelling_checks(np.broadcast_to(lab, j.shape), j)
@@ -179,7 +181,7 @@ def check_power(replicates, seed):
         for design in ("stratified", "random"):
             old, new = [], []
             for _ in range(replicates):
-                _, j, lab, _, _ = _draw(rng, design, sp_hard)
+                _, j, lab, _, _ = draw(rng, design, sp_hard)
                 old.append(_old_check(lab, j))
                 new.append(labelling_checks(np.broadcast_to(lab, j.shape), j)["p_judge_mean"])
             old, new = np.array(old), np.array(new)
