@@ -184,7 +184,7 @@ def test_default_priors_match_the_pymc_layer():
 
 def test_k1_likelihood_does_not_depend_on_kappa():
     # P(c = 1 | K = 1) = E[u] = mu whatever kappa: kappa is not identified at K = 1
-    from bayesnoise.conjugate.likelihood import marginal_loglik
+    from _beta_binomial_reference import marginal_loglik
 
     lam = np.linspace(np.log(1e-2), np.log(1e4), 9)
     ll = marginal_loglik(

@@ -22,7 +22,7 @@ from bayesnoise.frequentist.families import family_pairs, family_table
 from bayesnoise.frequentist.signal import (
     checkpoint_order,
     relative_spread,
-    signal_to_noise_ratio,
+    relative_std,
 )
 
 
@@ -72,8 +72,9 @@ def test_core_equals_seed_formula():
         signal = rng.uniform(0.1, 0.9, rng.integers(2, 12))
         noise = rng.uniform(0.3, 0.5, rng.integers(2, 40))
         ref = seed_signal_to_noise_ratio(signal, noise)
-        # the same float operations up to the order of the pair maximum: a few ulps
-        assert signal_to_noise_ratio(signal, noise) == pytest.approx(ref, rel=1e-13)
+        # checkpoint_signal's snr is relative_spread / relative_std: the same float operations
+        # up to the order of the pair maximum, a few ulps
+        assert relative_spread(signal) / relative_std(noise) == pytest.approx(ref, rel=1e-13)
         assert relative_spread(signal) == pytest.approx(
             np.max(np.abs(signal[:, None] - signal[None, :])) / signal.mean(), rel=1e-13
         )

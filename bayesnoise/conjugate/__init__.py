@@ -66,8 +66,11 @@ from .theory import accuracy_group_fits, benchmark_kappa, theory_se_difference
 # tests/test_surface.py); the other names stay importable for the package's own layers.
 __all__ = [
     "fit_empirical_bayes",
+    "fresh_run_predictive",
+    "paired_population_posterior",
     "population_accuracy",
     "population_difference",
+    "population_posterior",
     "posterior_pairs_table",
     "posterior_table",
 ]

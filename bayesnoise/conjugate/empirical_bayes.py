@@ -5,7 +5,7 @@ The marginal likelihood of model ``m`` integrates the question accuracies out::
     log L(mu, kappa) = sum_i [log B(mu kappa + c_i, (1 - mu) kappa + K_i - c_i)
                               - log B(mu kappa, (1 - mu) kappa)]
 
-(:func:`~bayesnoise.conjugate.likelihood.marginal_loglik`). With proper priors on mu (Beta)
+(:func:`~bayesnoise.conjugate.rising.terms_loglik`). With proper priors on mu (Beta)
 and kappa (LogNormal) the posterior is tabulated on a grid over log kappa with a normal
 conditional posterior of logit mu at each node (:mod:`bayesnoise.conjugate.kappa_grid`);
 every downstream quantity is a mixture over the nodes (:mod:`bayesnoise.conjugate.hyper`), so

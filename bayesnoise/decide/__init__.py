@@ -33,6 +33,7 @@ from .verdicts import CLOSE_FACTOR, close_pairs, verdict
 __all__ = [
     "compare_models",
     "compare_pairs",
+    "letters_from_pairs",
     "rank_table",
     "simultaneous_intervals",
 ]

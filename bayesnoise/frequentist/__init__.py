@@ -68,6 +68,7 @@ __all__ = [
     "accuracy_interval",
     "adjust_pvalues",
     "difference_interval",
+    "meta_z",
     "model_noise",
     "pair_noise",
     "paired_test",

@@ -9,7 +9,7 @@ training checkpoints::
     snr_checkpoints = signal / noise
 
 The noise is how much the score moves between neighbouring checkpoints of one training run
-(:func:`checkpoint_signal`, :func:`signal_to_noise_ratio`).
+(:func:`checkpoint_signal`).
 
 **Measured-noise SNR** (this package's noise, for results without checkpoints). The same signal,
 over the models' accuracies, divided by one model's standard error relative to its accuracy::
@@ -42,7 +42,6 @@ __all__ = [
     "measured_signal",
     "relative_spread",
     "relative_std",
-    "signal_to_noise_ratio",
 ]
 
 CHECKPOINT_COLUMNS = [
@@ -99,18 +98,6 @@ def relative_std(scores) -> float:
     if s.size == 0:
         raise ValueError("relative_std needs at least one score")
     return float(_divide(np.std(s), np.mean(s)))
-
-
-def signal_to_noise_ratio(signal_scores, noise_scores) -> float:
-    """The signal-and-noise SNR: :func:`relative_spread` of ``signal_scores`` over
-    :func:`relative_std` of ``noise_scores`` (inf when the noise scores are constant).
-
-    Examples
-    --------
-    >>> round(signal_to_noise_ratio([0.2, 0.5, 0.8], [0.5, 0.6, 0.7]), 4)
-    8.8182
-    """
-    return float(_divide(relative_spread(signal_scores), relative_std(noise_scores)))
 
 
 def _natural_key(text: str) -> tuple:

@@ -77,19 +77,6 @@ def has_factors(ds) -> bool:
     return bool(factor_dims(ds))
 
 
-def refuse_bayes(ds, factors=None) -> None:
-    """The Bayesian refusal (:data:`BAYES_REFUSAL`) when ``ds`` has factor dims."""
-    dims = factor_dims(ds)
-    if dims:
-        from .factors import _crossed_factor
-
-        try:
-            factor = _crossed_factor(ds, factors)[0]
-        except DataError:
-            factor = dims[0]
-        raise DataError(BAYES_REFUSAL.format(source=attr(ds, "source"), factor=factor))
-
-
 def crossed_cells(ds, factors=None):
     """(factor, models, correct, samples, sum_sq): ``(M, N, T)`` sums per (model, question,
     level of the crossed factor), runs summed (as ``bn.noises``)."""
