@@ -43,9 +43,8 @@ __all__ = [
 ]
 
 
-#: The package's one set of PyMC defaults: draws and tuning steps per chain, chains (every verb
-#: and command that samples with MCMC: ``posterior``, ``noises``, ``compare``).
-MCMC_DRAWS, MCMC_TUNE, MCMC_CHAINS = 1000, 1000, 2
+#: The package's one set of PyMC defaults (defined in ``_defaults``, which the parser imports).
+from bayesnoise._defaults import MCMC_CHAINS, MCMC_DRAWS, MCMC_TUNE  # noqa: F401
 
 #: Who called: ``"python"`` (a function of the package), ``"verb"`` (a ``bn.<verb>``, whose
 #: input options are ``score_col=`` ...) or ``"cli"`` (the command line, ``--score-col``).

@@ -14,7 +14,7 @@ MODULES = sorted(PACKAGE.rglob("*.py"))
 #: The layers, bottom first; a module may import its own layer or any layer below, never above.
 #: Estimators (frequentist, conjugate, mcmc) share one layer.
 LAYERS = [
-    {"_common", "_progress", "vocabulary"},
+    {"_common", "_defaults", "_progress", "vocabulary"},
     {"data"},
     {"io"},
     {"frequentist", "conjugate", "mcmc"},

@@ -2,6 +2,7 @@
 
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -167,6 +168,59 @@ def test_import_does_not_load_pymc():
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 
+def _loaded(*argv: str) -> set[str]:
+    """The modules a fresh ``python`` holds after ``import bayesnoise`` (no ``argv``) or after
+    running ``bayesnoise *argv`` (this tree's package, from the repository root)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    run = (
+        "import bayesnoise"
+        if not argv
+        else "import runpy; runpy.run_module('bayesnoise', run_name='__main__')"
+    )
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.__stderr__.write('MODULES ' + ' '.join(sys.modules) + '\\n'))\n"
+        f"sys.argv = ['bayesnoise', *{list(argv)!r}]\n{run}\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=root, env=env
+    )
+    line = next(x for x in out.stderr.splitlines() if x.startswith("MODULES "))
+    return set(line.split()[1:])
+
+
+def test_import_and_version_load_no_numerics():
+    """``import bayesnoise`` loads no numpy (PEP 562); ``--version`` builds the parser of
+    every command without pandas, xarray or scipy (the verbs are named, imported when run)."""
+    assert "numpy" not in _loaded()
+    loaded = _loaded("--version")
+    assert not {"numpy", "pandas", "xarray", "scipy"} & loaded
+    assert not [
+        m for m in loaded if m.startswith("bayesnoise.verbs.") and m != "bayesnoise.verbs.choices"
+    ]
+
+
+def test_noise_imports_only_what_it_runs():
+    """``bayesnoise noise`` imports its verb's modules: no figures (matplotlib), no PyMC, no
+    HTML report (the package's only jinja2 user; xarray's dask may load jinja2 on its own)."""
+    loaded = _loaded("noise", "examples/data/cruxeval_output_temp0.8.csv.gz")
+    assert "bayesnoise.verbs.tables" in loaded  # it ran
+    unused = {
+        "matplotlib",
+        "pymc",
+        "bayesnoise.plots",
+        "bayesnoise.reporting.html",
+        "bayesnoise.mcmc",
+    }
+    assert not unused & loaded
+    assert not [
+        m for m in loaded if m.startswith(("bayesnoise.verbs.judge", "bayesnoise.verbs.plot"))
+    ]
+
+
 # --- defects of the architecture issue, each reproduced first --------------------------------
 
 
@@ -329,3 +383,11 @@ def test_pairs_simultaneous_columns_come_from_all_pairs(capsys, crux, method):
     assert 0 < len(merged) == len(df) < len(expected)  # filtered rows, intervals from all 28
     for col in ("simultaneous_low", "simultaneous_high", "p_value_simultaneous"):
         np.testing.assert_allclose(merged[col], merged[f"{col}_lib"], rtol=5e-4, atol=1e-12)
+
+
+def test_parser_choices_are_the_verbs():
+    """The parser's choices (``verbs.choices``, importing nothing) are what the verbs accept."""
+    from bayesnoise.verbs import choices, plot
+
+    assert choices.PLOT_KINDS == tuple(plot.KINDS)
+    assert choices.PLOT_STATISTICS == plot.STATISTICS

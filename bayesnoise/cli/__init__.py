@@ -18,13 +18,10 @@ import contextlib
 import sys
 import warnings
 
-import numpy as np
-
 from bayesnoise import __version__
-from bayesnoise._common import WARNING_PREFIX, OptionalDependencyError, calling, short_line
-from bayesnoise.data import DataError
-from bayesnoise.reporting import format_for_path
 
+# Building the parser imports only the option definitions (no numpy): ``--version`` and
+# ``--help`` stop there; a command imports its verb, and what that verb uses, when it runs.
 from . import coverage, decide, figures, gate, judge, noises, quality, rate, tables
 from ._call import call, show
 
@@ -55,6 +52,8 @@ class _OnceWarnings:
         self.seen: set[str] = set()
 
     def __call__(self, message, category, filename, lineno, file=None, line=None):
+        from bayesnoise._common import WARNING_PREFIX, short_line
+
         text = short_line(str(message))
         if text not in self.seen:
             self.seen.add(text)
@@ -64,6 +63,8 @@ class _OnceWarnings:
 def _table_format(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str | None:
     if not hasattr(args, "format"):
         return None
+    from bayesnoise.reporting import format_for_path
+
     try:
         fmt = "table" if args.output is None else format_for_path(args.output, args.format)
     except ValueError as err:
@@ -83,6 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    import numpy as np
+
+    from bayesnoise._common import OptionalDependencyError, calling
+    from bayesnoise.data import DataError
+
     fmt = _table_format(parser, args)
     with warnings.catch_warnings(), calling("cli"):  # errors name --flags, not keywords=
         warnings.simplefilter("always")

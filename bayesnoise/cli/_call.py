@@ -7,7 +7,6 @@ import inspect
 import sys
 
 from bayesnoise import verbs
-from bayesnoise.data import DataError
 
 # parsed options that steer the command line itself, not the verb
 _CLI_ONLY = {
@@ -22,6 +21,7 @@ def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.Argume
 
 
 def _figure(parser, args, kw):
+    from bayesnoise.data import DataError
     from bayesnoise.plots import save_figure
 
     fn = verbs.plot.KINDS[args.kind]
@@ -96,23 +96,25 @@ def call(parser: argparse.ArgumentParser, args: argparse.Namespace):
     """Run the verb of ``args.subcommand``; return its result (an ``xarray.Dataset``, see
     :func:`show`), the text to print, or None."""
     kw = {k: v for k, v in vars(args).items() if k not in _CLI_ONLY}
+    # a command names its verb; it is imported only now, when it runs
+    verb = args.verb if callable(args.verb) else getattr(verbs, args.verb)
     if args.subcommand == "plot":
         _figure(parser, args, kw)
         return None
     if args.subcommand == "columns":
-        result = args.verb(command=kw.get("command"))
+        result = verb(command=kw.get("command"))
         fmt = args.format or ("table" if args.output is None else None)
         if fmt is None and args.output.suffix.lower() == ".txt":
             fmt = "table"
         return columns_text(verbs.tidy(result)) if fmt == "table" else result
     if args.subcommand == "reference":
-        return args.verb(kw.pop("benchmark"), **kw)
+        return verb(kw.pop("benchmark"), **kw)
     files = kw.pop("file")
     data = files[0] if len(files) == 1 else files
     if args.shows == "file":
-        args.verb(data, output=args.output, **kw)
+        verb(data, output=args.output, **kw)
         return None
-    result = args.verb(data, **kw)
+    result = verb(data, **kw)
     if isinstance(result.attrs.get("verdict"), str):  # one pair: its sentence, beside the table
         print(result.attrs["verdict"], file=sys.stderr)
     if args.subcommand == "questions":  # Eval-Arena's summary counts, beside the table

@@ -9,8 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bayesnoise._common import MCMC_CHAINS, MCMC_DRAWS, MCMC_TUNE
-from bayesnoise.reporting import FORMATS
+from bayesnoise._defaults import FORMATS, MCMC_CHAINS, MCMC_DRAWS, MCMC_TUNE
 
 #: (flag, role) of the column-mapping options; the verb keyword is ``<role>_col``.
 COLUMN_FLAGS = (

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from bayesnoise import verbs
-from bayesnoise.verbs.coverage import POPULATIONS
+from bayesnoise.verbs.choices import POPULATIONS
 
 from ._options import add_level, add_n_resamples, add_rng, count
 from .tables import _command
@@ -27,7 +26,7 @@ def register(sub) -> None:
     p = _command(
         sub,
         "coverage",
-        verbs.coverage,
+        "coverage",
         "self-check: coverage of every printed interval on simulated evals like this file",
     )
     add_level(p, "nominal level of the intervals checked (default 0.95)", 0.95)

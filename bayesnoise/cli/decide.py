@@ -3,7 +3,7 @@ questions or samples a difference needs) and ``passk`` (pass@k per model or pair
 
 from __future__ import annotations
 
-from bayesnoise import verbs
+from bayesnoise.verbs import choices
 
 from ._options import (
     add_level,
@@ -19,11 +19,11 @@ from .tables import _command, add_by
 
 def register(sub) -> None:
     """Add this module's commands to the ``bayesnoise`` sub-parsers."""
-    p = _command(sub, "ranks", verbs.ranks, "per model: P(best), expected rank, rank interval")
+    p = _command(sub, "ranks", "ranks", "per model: P(best), expected rank, rank interval")
     add_level(p, "level of the rank interval and top group (default 0.95)", 0.95)
     p.add_argument(
         "--model",
-        choices=verbs.decisions.RANK_MODELS,
+        choices=choices.RANK_MODELS,
         default="hierarchical",
         help="population accuracies: normal hierarchy over the models, which shrinks the "
         "leader's luck (default; calibrated P(best)) or the paired bootstrap over questions "
@@ -35,7 +35,7 @@ def register(sub) -> None:
     add_rng(p, "bootstrap, posterior draws")
 
     p = _command(
-        sub, "power", verbs.power, "smallest detectable difference, questions and samples needed"
+        sub, "power", "power", "smallest detectable difference, questions and samples needed"
     )
     p.add_argument(
         "--difference",
@@ -67,9 +67,7 @@ def register(sub) -> None:
         + (p.epilog or "")
     )
 
-    p = _command(
-        sub, "passk", verbs.passk, "pass@k per model or pair (unbiased estimator or Bayesian)"
-    )
+    p = _command(sub, "passk", "passk", "pass@k per model or pair (unbiased estimator or Bayesian)")
     add_level(p, "add interval columns at this level (either method)")
     p.add_argument("--k", type=count, required=True, help="k of pass@k (k <= samples per question)")
     add_by(p, "one row per model (default) or every pair: difference, SE, paired t test")
@@ -86,7 +84,7 @@ def register(sub) -> None:
 
 def register_quality(sub) -> None:
     """``questions`` and ``leaderboard``: is the benchmark, and each question, any good."""
-    p = _command(sub, "questions", verbs.questions, "per question: solvers, Kendall tau, suspects")
+    p = _command(sub, "questions", "questions", "per question: solvers, Kendall tau, suspects")
     p.add_argument("--unsolved", action="store_true", help="only questions no model solved")
     p.add_argument(
         "--solved-once", action="store_true", help="only questions exactly one model solved"
@@ -94,7 +92,7 @@ def register_quality(sub) -> None:
     p.add_argument("--suspect", type=count, metavar="N", help="the N most suspect questions")
 
     p = _command(
-        sub, "leaderboard", verbs.leaderboard, "per model: accuracy, win rate, Elo, rank interval"
+        sub, "leaderboard", "leaderboard", "per model: accuracy, win rate, Elo, rank interval"
     )
     add_level(p, "level of the Elo and rank intervals (default 0.95)", 0.95)
     add_n_resamples(p, 1000, "bootstrap replicates for Elo", old=("--bootstrap",))

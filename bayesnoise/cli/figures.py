@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bayesnoise import verbs
+from bayesnoise.verbs import choices
 
 from ._options import FILE_HELP, add_level, add_rng, input_parent, output_parent
 
@@ -17,12 +17,14 @@ def register(sub) -> None:
     p = sub.add_parser("plot", parents=[input_parent(file=False)], help=text, description=text)
     p.add_argument(
         "kind",
-        choices=tuple(verbs.plot.KINDS),
+        choices=choices.PLOT_KINDS,
         help="figure; trace/rank/mcmc-forest read a fit saved by posterior --save",
     )
     p.add_argument("file", nargs="+", help=FILE_HELP + " ('components': several)")
     p.add_argument("-o", "--output", type=Path, required=True, help="figure file (.png/.svg/.pdf)")
-    p.add_argument("--statistic", choices=verbs.plot.STATISTICS, default="z", help="matrix colour")
+    p.add_argument(
+        "--statistic", choices=choices.PLOT_STATISTICS, default="z", help="matrix colour"
+    )
     p.add_argument("--bins", type=int, default=5, help="cdf: model groups by accuracy")
     p.add_argument("--prior", default="uniform", help="rate, threshold: Beta prior of the rates")
     p.add_argument("--priors", type=Path, metavar="FILE", help="rate, threshold: per-model priors")
@@ -32,7 +34,7 @@ def register(sub) -> None:
     p.add_argument("--human", metavar="FILE", help="judge: human labels in a second table")
     p.add_argument(
         "--by",
-        choices=verbs.factors.BY,
+        choices=choices.BY,
         default="model",
         help="noises: a bar per model (default) or per pair (the parts of the difference's "
         "SE^2; the template part is then the model x template interaction)",
@@ -54,7 +56,7 @@ def register(sub) -> None:
     p.add_argument("--judge-col", metavar="NAME", help="judge-graded table: score column")
     p.add_argument("--human-col", metavar="NAME", help="judge-graded table: label column")
     p.add_argument("--human", metavar="FILE", help="judge-graded table: label file")
-    p.set_defaults(verb=verbs.report, shows="file")
+    p.set_defaults(verb="report", shows="file")
 
     text = "typical noise of a public benchmark (bundled reference tables)"
     p = sub.add_parser("reference", parents=[output_parent()], help=text, description=text)
@@ -68,4 +70,4 @@ def register(sub) -> None:
     p.add_argument(
         "--models-dir", type=Path, help="reference noise tables (default: the packaged copy)"
     )
-    p.set_defaults(verb=verbs.reference, shows="table")
+    p.set_defaults(verb="reference", shows="table")

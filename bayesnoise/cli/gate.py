@@ -13,7 +13,6 @@ import json
 import sys
 
 from bayesnoise import verbs
-from bayesnoise.reporting import render
 
 from ._call import show
 from ._options import (
@@ -45,6 +44,8 @@ def _kw(args) -> dict:
 
 
 def _run_check(args, fmt):
+    from bayesnoise.reporting import render
+
     files = args.file
     result = verbs.check(files[0] if len(files) == 1 else files, **_kw(args))
     rows, head = verbs.tidy(result), dict(result.attrs)

@@ -106,4 +106,4 @@ def register(sub) -> None:
     p.add_argument("--tune", type=int, default=1000, help="burn-in per chain")
     p.add_argument("--chains", type=int, default=4, help="chains")
     p.add_argument("--rng", type=int, default=0, metavar="N", help="random seed")
-    p.set_defaults(run=_run, verb=verbs.judge)
+    p.set_defaults(run=_run, verb="judge")

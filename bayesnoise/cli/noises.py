@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from bayesnoise import verbs
+from bayesnoise.verbs import choices
 
 from ._options import (
     COLUMNS_HELP,
@@ -34,16 +34,16 @@ def register(sub) -> None:
         epilog=COLUMNS_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.set_defaults(verb=verbs.noises, shows="table")
+    p.set_defaults(verb="noises", shows="table")
     p.add_argument(
         "--by",
-        choices=verbs.factors.BY,
+        choices=choices.BY,
         default="model",
         help="per model, or per pair of models (paired differences)",
     )
     add_renamed(p, "--pairs", "--by pair")
     add_pair(p, "with --by pair: only the pair A - B, and a one-line verdict on it")
     add_level(p, "interval level (default 0.95)", default=0.95)
-    p.add_argument("--method", choices=verbs.factors.METHODS, default="frequentist")
+    p.add_argument("--method", choices=choices.NOISES_METHODS, default="frequentist")
     add_mcmc(p, "--method mcmc: ")
     add_rng(p, "MCMC")

@@ -28,7 +28,7 @@ def register(sub) -> None:
     p = _command(
         sub,
         "signal",
-        verbs.signal,
+        "signal",
         "signal-to-noise ratio: from checkpoints (signal-and-noise) or the measured noise",
     )
     p.add_argument(

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bayesnoise import verbs
-from bayesnoise.verbs.rate import PRIOR_HELP
+from bayesnoise.verbs.choices import PRIOR_HELP
 
 from ._options import add_level
 from .tables import _command
@@ -43,7 +42,7 @@ def register(sub) -> None:
     p = _command(
         sub,
         "rate",
-        verbs.rate,
+        "rate",
         "each model's success rate under a prior you choose, against a target (0/1 scores; "
         "graded ones with --threshold)",
     )
@@ -67,7 +66,7 @@ def register(sub) -> None:
     p = _command(
         sub,
         "threshold",
-        verbs.threshold,
+        "threshold",
         "each model's success rate at each threshold of a grid (graded scores)",
     )
     p.add_argument(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bayesnoise import verbs
+from bayesnoise.verbs import choices
 
 from ._options import (
     COLUMNS_HELP,
@@ -90,13 +90,13 @@ def _command(sub, name: str, verb, text: str, *, inputs: bool = True):
 
 def add_by(p, text: str) -> None:
     """``--by model|pair`` (``by=``), and the old ``--pairs`` flag as an error naming it."""
-    p.add_argument("--by", choices=verbs.tables.BY, default="model", help=text)
+    p.add_argument("--by", choices=choices.BY, default="model", help=text)
     add_renamed(p, "--pairs", "--by pair")
 
 
 def register(sub) -> None:
     """Add the table commands to the ``bayesnoise`` sub-parsers."""
-    p = _command(sub, "noise", verbs.noise, "per-model accuracy and noise components")
+    p = _command(sub, "noise", "noise", "per-model accuracy and noise components")
     add_level(p, ADD_INTERVAL)
     p.add_argument(
         "--no-correction",
@@ -105,7 +105,7 @@ def register(sub) -> None:
         help="uncorrected estimators (no small-K correction), as in the paper's site tables",
     )
 
-    p = _command(sub, "pairs", verbs.pairs, "all model pairs: paired noise, z, p-values")
+    p = _command(sub, "pairs", "pairs", "all model pairs: paired noise, z, p-values")
     add_level(p, ADD_INTERVAL)
     add_max_difference(p)
     add_pair(p, "only the pair A - B (no multiplicity)")
@@ -125,7 +125,7 @@ def register(sub) -> None:
     )
     p.add_argument(
         "--resampling",
-        choices=verbs.tables.RESAMPLING,
+        choices=choices.RESAMPLING,
         default="both",
         help="which columns --n-resamples adds (default both)",
     )
@@ -144,14 +144,14 @@ def register(sub) -> None:
     )
     add_rng(p, "bootstrap, permutations, max-t")
 
-    _command(sub, "arena", verbs.arena, "Eval-Arena summary: smallest significant gap")
+    _command(sub, "arena", "arena", "Eval-Arena summary: smallest significant gap")
 
-    p = _command(sub, "compare", verbs.compare, "frequentist and Bayesian intervals side by side")
+    p = _command(sub, "compare", "compare", "frequentist and Bayesian intervals side by side")
     add_level(p, BAYES_LEVEL, 0.95)
     add_by(p, "one row per model (default) or per pair of models")
     p.add_argument(
         "--method",
-        choices=verbs.tables.COMPARE_METHODS,
+        choices=choices.COMPARE_METHODS,
         default="bayes",
         help="the Bayesian side: closed forms (default; with --factor the frequentist crossed "
         "rows alone) or, with --factor, the crossed model's MCMC twins (30 s or more)",
@@ -162,7 +162,7 @@ def register(sub) -> None:
     add_rng(p, "Monte Carlo intervals, MCMC")
 
     p = _command(
-        sub, "posterior", verbs.posterior, "Bayesian Beta-Bernoulli posterior per model or pair"
+        sub, "posterior", "posterior", "Bayesian Beta-Bernoulli posterior per model or pair"
     )
     add_level(p, BAYES_LEVEL, 0.95)
     add_by(p, "one row per model (default) or the paired differences of every pair")
@@ -199,7 +199,7 @@ def register(sub) -> None:
     _command(
         sub,
         "columns",
-        verbs.columns,
+        "columns",
         "what every column name means (name, meaning, unit), grouped by command",
         inputs=False,
     ).add_argument(

@@ -10,13 +10,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bayesnoise._defaults import FORMATS
+
 __all__ = [
     "format_for_path",
     "render",
     "write_table",
 ]
 
-FORMATS = ("table", "csv", "tsv", "json")
 _EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".json": "json", ".txt": "table"}
 
 

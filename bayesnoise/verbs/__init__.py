@@ -8,27 +8,46 @@ and returns what the command prints: an ``xarray.Dataset`` with named dims (``mo
 table the command prints. The command line only parses, calls the verb and formats.
 """
 
-from . import _inputs, plot
-from ._inputs import READ_OPTIONS
-from ._result import tidy, tidy_tables  # tidy_tables: the CLI's printed tables
-from .coverage import coverage
-from .decision import decision_accuracy
-from .decisions import passk, power, ranks
-from .factors import noises
-from .gate import check
-from .judge import judge
-from .outputs import columns, reference, report
-from .plan import plan
-from .quality import leaderboard, questions
-from .rate import rate, threshold
-from .sequential import monitor
-from .signal import signal
-from .tables import arena, compare, noise, pairs, posterior
+import importlib
+import sys
+import types
 
-# the figures of bn.plot document each parameter as the verbs do
-_inputs.document_figures(
-    plot.KINDS.values(),
-    [noise, pairs, compare, posterior, ranks, noises, rate, threshold, judge, coverage],
+# PEP 562: importing this package loads no verb; each name is imported from its module on
+# first access (``bayesnoise noise`` imports the table verbs, not the figures, the judge's
+# templates or PyMC) and cached here.
+_HOME = {
+    "arena": "tables",
+    "check": "gate",
+    "columns": "outputs",
+    "compare": "tables",
+    "coverage": "coverage",
+    "decision_accuracy": "decision",
+    "judge": "judge",
+    "leaderboard": "quality",
+    "monitor": "sequential",
+    "noise": "tables",
+    "noises": "factors",
+    "pairs": "tables",
+    "passk": "decisions",
+    "plan": "plan",
+    "posterior": "tables",
+    "power": "decisions",
+    "questions": "quality",
+    "ranks": "decisions",
+    "rate": "rate",
+    "reference": "outputs",
+    "report": "outputs",
+    "signal": "signal",
+    "threshold": "rate",
+    "tidy": "_result",
+    "tidy_tables": "_result",  # the CLI's printed tables
+    "READ_OPTIONS": "_inputs",
+}
+
+#: The verbs whose figures (``bn.plot``) document their parameters as these verbs do.
+_FIGURE_VERBS = (
+    *("noise", "pairs", "compare", "posterior", "ranks"),
+    *("noises", "rate", "threshold", "judge", "coverage"),
 )
 
 __all__ = [
@@ -67,8 +86,56 @@ def _takes_read(verb) -> bool:
     return any(p.kind is p.VAR_KEYWORD for p in params)
 
 
-# Every verb that reads scores takes threshold= (a read option); its result says so.
-for _name in __all__:
-    _verb = globals()[_name]
-    if callable(_verb) and _name not in ("rate", "threshold", "tidy") and _takes_read(_verb):
-        globals()[_name] = _inputs.says_threshold(_verb)
+def _verb(name: str):
+    """The public object ``name``: every verb that reads scores takes threshold= (a read
+    option), and its result says so (:func:`~bayesnoise.verbs._inputs.says_threshold`)."""
+    from . import _inputs
+
+    value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+    if name in __all__ and name not in ("rate", "threshold", "tidy") and _takes_read(value):
+        value = _inputs.says_threshold(value)
+    return value
+
+
+def _document_figures(plot) -> None:
+    """The figures of ``bn.plot`` document each parameter as the verbs do."""
+    from . import _inputs
+
+    _inputs.document_figures(plot.KINDS.values(), [_verb(n) for n in _FIGURE_VERBS])
+
+
+class _Verbs(types.ModuleType):
+    """The import system binds each submodule on its package when it is first imported
+    (``bayesnoise.verbs.rate``); the verb of that name keeps it (``verbs.rate`` is the verb),
+    and the figures are documented as ``bayesnoise.verbs.plot`` is bound."""
+
+    def __setattr__(self, name, value):
+        if isinstance(value, types.ModuleType) and value.__name__ == f"{__name__}.{name}":
+            if name in _HOME:
+                value = _verb(name)
+            elif name == "plot":
+                _document_figures(value)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Verbs
+
+
+def __getattr__(name: str):
+    if name in _HOME:
+        value = _verb(name)
+    elif name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    else:  # a submodule: bayesnoise.verbs.plot, bayesnoise.verbs.tables, ...
+        try:
+            value = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted({*globals(), *_HOME, *__all__})

@@ -8,7 +8,7 @@ import numpy as np
 
 from bayesnoise.data import DataError
 
-PRIOR_HELP = "uniform | jeffreys | A,B | mean=M,sd=S"
+from .choices import PRIOR_HELP
 
 
 def parse_prior(spec, *, where: str = "prior"):

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from ._inputs import as_seed, dataset, fill_docs, interval_level
 from ._result import to_grid
+from .choices import POPULATIONS
 
 __all__ = ["coverage"]
-
-POPULATIONS = ("fitted", "two-point", "empirical")
 
 
 def coverage(

@@ -15,11 +15,9 @@ from ._inputs import (
     select_pair,
 )
 from ._result import to_result
+from .choices import RANK_MODELS
 
 __all__ = ["passk", "power", "ranks"]
-
-#: ``ranks``' ``model=``: how the models' accuracies are modelled.
-RANK_MODELS = ("hierarchical", "bootstrap", "bayes")
 
 
 def ranks(

@@ -26,11 +26,11 @@ from bayesnoise.frequentist.crossed import (
 
 from ._inputs import check_value, dataset, fill_docs, interval_level, select_pair
 from ._result import _attrs
+from .choices import BY, NOISES_METHODS
 
 __all__ = ["noises", "template_accuracies"]
 
-BY = ("model", "pair")
-METHODS = ("frequentist", "mcmc")
+METHODS = NOISES_METHODS
 #: Factor names read as replicates (runs) of a cell rather than as a crossed factor.
 REPLICATES = ("run", "runs", "seed", "epoch", "repeat", "trial", "sample")
 

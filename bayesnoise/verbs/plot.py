@@ -22,6 +22,7 @@ from ._inputs import as_seed, dataset, interval_level
 from ._judge_figures import judge
 from ._quality_figures import difference_sum, difficulty, p_values
 from ._rate_figures import rate, threshold
+from .choices import PLOT_STATISTICS
 
 __all__ = [
     "cdf",
@@ -46,14 +47,7 @@ __all__ = [
 ]
 
 #: Pair statistics the matrix can be coloured by.
-STATISTICS = (
-    "z",
-    "difference",
-    "p_value",
-    "p_value_adjusted",
-    "prob_a_better",
-    "prob_a_better_population",
-)
+STATISTICS = PLOT_STATISTICS
 
 
 def _figure(drawn):

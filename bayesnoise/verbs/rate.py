@@ -12,10 +12,9 @@ from bayesnoise.data import DataError
 from ._inputs import check_value, dataset, fill_docs, interval_level
 from ._rate_priors import PRIOR_HELP, model_priors  # noqa: F401  (PRIOR_HELP: for the CLI)
 from ._result import to_result
+from .choices import BY
 
 __all__ = ["exact_coverage", "parse_grid", "rate", "threshold"]
-
-BY = ("model", "pair")
 
 
 def _check(verb, by, alternative, target, confidence_level):

@@ -16,16 +16,9 @@ from ._factor_tables import (
 )
 from ._inputs import as_seed, check_value, dataset, drop_intervals, fill_docs, select_pair
 from ._result import to_result
+from .choices import BY, COMPARE_METHODS, RESAMPLING
 
 __all__ = ["arena", "compare", "noise", "pairs", "posterior"]
-
-
-#: ``by=``: one row per model, or per pair of models.
-BY = ("model", "pair")
-#: compare's ``method``: the closed-form Bayesian side, or (factor data) the MCMC crossed twin.
-COMPARE_METHODS = ("bayes", "mcmc")
-#: ``pairs``' ``resampling=``: which resampling columns ``n_resamples`` adds.
-RESAMPLING = ("both", "bootstrap", "permutation")
 
 
 def _level(confidence_level):
