@@ -96,11 +96,11 @@ def call(parser: argparse.ArgumentParser, args: argparse.Namespace):
     """Run the verb of ``args.subcommand``; return its result (an ``xarray.Dataset``, see
     :func:`show`), the text to print, or None."""
     kw = {k: v for k, v in vars(args).items() if k not in _CLI_ONLY}
-    # a command names its verb; it is imported only now, when it runs
-    verb = args.verb if callable(args.verb) else getattr(verbs, args.verb)
-    if args.subcommand == "plot":
+    if args.subcommand == "plot":  # figures have their own entry (no verb attribute)
         _figure(parser, args, kw)
         return None
+    # a command names its verb; it is imported only now, when it runs
+    verb = args.verb if callable(args.verb) else getattr(verbs, args.verb)
     if args.subcommand == "columns":
         result = verb(command=kw.get("command"))
         fmt = args.format or ("table" if args.output is None else None)
