@@ -426,14 +426,18 @@ def one_line(text: str, names: Iterable, unit: str = "model(s)") -> str:
     --------
     >>> one_line("kappa is wide for {who}; see x", ["a", "b"])
     'kappa is wide for 2 model(s) (a, b); see x'
+    >>> one_line("{who}" + "." * 160, ["a - b", "b - c"])[:30]  # all listed when they fit
+    '2 model(s) (a - b, b - c).....'
     >>> len(one_line("kappa is wide for {who}; see x", ["m" * 300, "b"]))
     191
     """
     names = list(names)
     head = f"{len(names)} {unit} ("
     spare = MESSAGE_WIDTH - (len(text) - len("{who}")) - len(head) - 1
-    width = max(8, spare - len(f", +{len(names)} more"))
-    return short_line(text.replace("{who}", f"{head}{few(names, width)})"))
+    listed = ", ".join(str(n) for n in names)
+    if len(listed) > spare:  # room for the names that fit and "+N more"
+        listed = few(names, max(8, spare - len(f", +{len(names)} more")))
+    return short_line(text.replace("{who}", f"{head}{listed})"))
 
 
 def few(names: Iterable, width: int = 40) -> str:
