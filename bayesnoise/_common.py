@@ -21,6 +21,7 @@ __all__ = [
     "OptionalDependencyError",
     "caller",
     "calling",
+    "check_alternative",
     "check_confidence_level",
     "cut",
     "did_you_mean",
@@ -35,6 +36,7 @@ __all__ = [
     "reject_renamed",
     "require",
     "see_warnings",
+    "seed_of",
     "short_line",
     "tail_probabilities",
     "triu_pairs",
@@ -44,7 +46,17 @@ __all__ = [
 
 
 #: The package's one set of PyMC defaults (defined in ``_defaults``, which the parser imports).
-from bayesnoise._defaults import MCMC_CHAINS, MCMC_DRAWS, MCMC_TUNE  # noqa: F401
+#: The option vocabulary's values (``alternative=``, ``by=``), defined in ``_defaults``; the
+#: checks of ``alternative``, ``confidence_level`` and ``rng`` are :func:`check_alternative`,
+#: :func:`check_confidence_level` and :func:`seed_of` below.
+from bayesnoise._defaults import (  # noqa: F401  # noqa: F401
+    ALTERNATIVES,
+    BY,
+    MCMC_CHAINS,
+    MCMC_DRAWS,
+    MCMC_TUNE,
+    RETIRED_ALTERNATIVES,
+)
 
 #: Who called: ``"python"`` (a function of the package), ``"verb"`` (a ``bn.<verb>``, whose
 #: input options are ``score_col=`` ...) or ``"cli"`` (the command line, ``--score-col``).
@@ -278,23 +290,60 @@ def seed_of(rng) -> int | None:
     raise TypeError(f"rng must be an int seed or a numpy.random.Generator, got {rng!r}")
 
 
-def check_confidence_level(confidence_level: float) -> float:
-    """Return ``confidence_level`` as a float after checking that it lies in (0, 1).
+def check_confidence_level(confidence_level: float, function: str | None = None) -> float:
+    """Return ``confidence_level`` as a float after checking that it is a number in (0, 1);
+    the error names ``function`` (a verb) and the option in the caller's language
+    (:func:`option`).
 
     Examples
     --------
     >>> check_confidence_level(0.9)
     0.9
+    >>> check_confidence_level(1.5, "pairs")
+    Traceback (most recent call last):
+    ...
+    ValueError: pairs(): confidence_level= must be in (0, 1), got 1.5
     """
+    where = f"{function}(): " if function else ""
     try:
         level = float(confidence_level)
     except (TypeError, ValueError):
         raise ValueError(
-            f"confidence_level must be a number in (0, 1), got {confidence_level!r}"
+            f"{where}{option('confidence_level')} must be a number in (0, 1), "
+            f"got {confidence_level!r}"
         ) from None
     if not 0.0 < level < 1.0:
-        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
+        raise ValueError(
+            f"{where}{option('confidence_level')} must be in (0, 1), got {confidence_level!r}"
+        )
     return level
+
+
+def check_alternative(alternative: str, function: str | None = None) -> str:
+    """Return ``alternative`` after checking that it is one of :data:`ALTERNATIVES` (scipy's
+    ``"two-sided"``, ``"greater"``, ``"less"``); a retired spelling (``"one-sided"``) is an
+    error naming the new one, in the caller's language (:func:`option`).
+
+    Examples
+    --------
+    >>> check_alternative("less")
+    'less'
+    >>> check_alternative("one-sided", "plan")
+    Traceback (most recent call last):
+    ...
+    ValueError: plan(): alternative='one-sided' is now alternative='greater' or alternative='less'
+    """
+    if alternative in ALTERNATIVES:
+        return alternative
+    where = f"{function}(): " if function else ""
+    given = option("alternative", repr(alternative))
+    if isinstance(alternative, str) and alternative in RETIRED_ALTERNATIVES:
+        new = " or ".join(option("alternative", repr(v)) for v in RETIRED_ALTERNATIVES[alternative])
+        raise ValueError(f"{where}{given} is now {new}")
+    choices = ", ".join(map(repr, ALTERNATIVES))
+    raise ValueError(
+        f"{where}{option('alternative')} must be one of {choices}, got {alternative!r}"
+    )
 
 
 def z_from_level(confidence_level: float) -> float:

@@ -11,3 +11,13 @@ MCMC_DRAWS, MCMC_TUNE, MCMC_CHAINS = 1000, 1000, 2
 
 #: The formats a table is written in (``--format``).
 FORMATS = ("table", "csv", "tsv", "json")
+
+#: ``alternative=``: the sidedness of a test or an interval, scipy's spelling and order (every
+#: verb, command and lower function; checked by :func:`bayesnoise._common.check_alternative`).
+ALTERNATIVES = ("two-sided", "greater", "less")
+
+#: ``by=``: one row per model, or one per pair of models.
+BY = ("model", "pair")
+
+#: Retired values of ``alternative=`` -> the new spelling an error names (no silent alias).
+RETIRED_ALTERNATIVES = {"one-sided": ("greater", "less")}

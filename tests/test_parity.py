@@ -296,3 +296,89 @@ def test_a_script_with_the_documented_names_runs_every_verb(tmp_path):
         for name, run in runs.items():
             table = bn.tidy(run())
             assert len(table) > 0, name
+
+
+# The lower layers speak the same language (issue 38 item 4): their public functions (each
+# subpackage's ``__all__``) spell the vocabulary's options as the verbs do, with the shared
+# defaults, and every public function of their modules offers only scipy's sidedness.
+LOWER = ("frequentist", "conjugate", "mcmc", "decide", "io", "data", "plots", "reporting")
+
+
+def _lower_functions(everything=False):
+    import importlib
+    import pkgutil
+
+    for name in LOWER:
+        pkg = importlib.import_module(f"bayesnoise.{name}")
+        mods = [pkg]
+        if everything:
+            mods += [
+                importlib.import_module(f"{pkg.__name__}.{m.name}")
+                for m in pkgutil.iter_modules(pkg.__path__)
+                if m.name not in ("figures",) and not m.name.startswith("__")
+            ]
+        for mod in mods:
+            names = pkg.__all__ if mod is pkg else [n for n in vars(mod) if not n.startswith("_")]
+            for n in names:
+                fn = getattr(mod, n)
+                if inspect.isfunction(fn) and (mod is pkg or fn.__module__ == mod.__name__):
+                    yield f"{mod.__name__}.{n}", fn
+
+
+def test_lower_layers_use_the_sheets_names_and_shared_defaults():
+    from bayesnoise._defaults import ALTERNATIVES, BY
+
+    shared = {"rng": {0}, "confidence_level": {0.95, None}, "by": set(BY)}
+    shared["alternative"] = set(ALTERNATIVES)
+    seen = set()
+    for where, fn in _lower_functions():
+        for p in inspect.signature(fn).parameters.values():
+            assert p.name not in ("seed", "random_seed", "level", "one_sided"), where
+            if p.name in shared and p.default is not inspect.Parameter.empty:
+                seen.add(p.name)
+                assert p.default in shared[p.name], f"{where}: {p.name}={p.default!r}"
+    assert {"rng", "confidence_level", "by"} <= seen  # the walk sees the options
+
+
+def test_every_lower_alternative_is_scipys():
+    from bayesnoise._defaults import ALTERNATIVES
+
+    found = 0
+    for where, fn in _lower_functions(everything=True):
+        p = inspect.signature(fn).parameters.get("alternative")
+        if p is not None and p.default is not inspect.Parameter.empty:
+            found += 1
+            assert p.default in ALTERNATIVES, f"{where}: alternative={p.default!r}"
+            doc = fn.__doc__ or ""
+            assert 'one-sided"}' not in doc, f"{where} documents alternative='one-sided'"
+    assert found >= 10  # power, plan, ppi, rate, sequential, exact tests
+
+
+@pytest.mark.parametrize("side", ["greater", "less"])
+def test_power_plans_a_one_sided_test_with_scipys_spelling(side):
+    from scipy import stats
+
+    from bayesnoise.decide.plan import target_variance
+    from bayesnoise.frequentist.power import required_questions
+
+    # oracle: N = ceil(var (z_{1-alpha} + z_power)^2 / d^2) with scipy's normal quantiles
+    z = stats.norm.ppf(0.95) + stats.norm.ppf(0.8)
+    n = required_questions(0.05, data=0.2, prediction=0.1, alternative=side)
+    assert n == np.ceil(0.3 * (z / 0.05) ** 2)
+    tv = target_variance(difference=0.05, alternative=side)
+    assert tv == pytest.approx((0.05 / z) ** 2, rel=1e-12)
+
+
+@pytest.mark.parametrize("module", ["frequentist.power", "decide.plan"])
+def test_one_sided_in_a_lower_layer_names_the_new_spelling(module):
+    from bayesnoise.decide.plan import target_variance
+    from bayesnoise.frequentist.power import required_questions
+
+    call = {
+        "frequentist.power": lambda: required_questions(
+            0.05, data=0.2, prediction=0.1, alternative="one-sided"
+        ),
+        "decide.plan": lambda: target_variance(difference=0.05, alternative="one-sided"),
+    }[module]
+    with pytest.raises(ValueError, match="is now alternative='greater' or alternative='less'"):
+        call()

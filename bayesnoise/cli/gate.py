@@ -13,6 +13,7 @@ import json
 import sys
 
 from bayesnoise import verbs
+from bayesnoise._defaults import ALTERNATIVES
 
 from ._call import show
 from ._options import (
@@ -211,7 +212,7 @@ def register(sub) -> None:
     )
     p.add_argument(
         "--alternative",
-        choices=("two-sided", "greater", "less"),
+        choices=ALTERNATIVES,
         default="two-sided",
         help="less: look only for candidate - baseline < -margin (a regression)",
     )
@@ -244,7 +245,7 @@ def register(sub) -> None:
     _alpha(p, "level (default 0.05)")
     p.add_argument(
         "--alternative",
-        choices=("two-sided", "greater", "less"),
+        choices=ALTERNATIVES,
         default="two-sided",
         help="the test planned for (less: check's one-sided gate; either one-sided test needs "
         "the same N and K)",

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from bayesnoise import verbs
+from bayesnoise._defaults import ALTERNATIVES
 
 from ._call import show
 from ._options import COLUMNS_HELP, add_level, add_pair, input_parent, output_parent
@@ -85,7 +86,7 @@ def register(sub) -> None:
     p.set_defaults(confidence_level=0.95)
     p.add_argument(
         "--alternative",
-        choices=("two-sided", "greater", "less"),
+        choices=ALTERNATIVES,
         default="two-sided",
         help="sidedness of the intervals and of p_value_ppi (H0: difference 0)",
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bayesnoise._defaults import ALTERNATIVES
 from bayesnoise.verbs.choices import PRIOR_HELP
 
 from ._options import add_level
@@ -57,7 +58,7 @@ def register(sub) -> None:
     )
     p.add_argument(
         "--alternative",
-        choices=("greater", "less", "two-sided"),
+        choices=ALTERNATIVES,
         default="greater",
         help="side of the frequentist tests and their intervals (default greater: H0: rate <= "
         "p0; by pair: H0: rate A <= rate B)",

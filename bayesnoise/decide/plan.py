@@ -33,6 +33,8 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from bayesnoise._common import check_alternative
+
 __all__ = [
     "optimal_design",
     "question_prediction_variance",
@@ -68,9 +70,7 @@ RESAMPLE_COLUMNS = [
 def _z(alpha, power, alternative):
     if not 0 < alpha < 1 or not 0 < power < 1:
         raise ValueError("alpha and power must be in (0, 1)")
-    if alternative not in ("two-sided", "one-sided"):
-        raise ValueError("alternative must be 'two-sided' or 'one-sided'")
-    tail = alpha / 2 if alternative == "two-sided" else alpha
+    tail = alpha / 2 if check_alternative(alternative) == "two-sided" else alpha
     return float(special.ndtri(1 - tail)), float(special.ndtri(power))
 
 
@@ -135,7 +135,7 @@ def optimal_design(
     target_se, difference : float
         Exactly one: the SE to reach, or the difference to detect at ``power``.
     power, alpha : float
-    alternative : {"two-sided", "one-sided"}
+    alternative : {"two-sided", "greater", "less"}
     current_samples : float or array_like, optional
         K of the current design, for the comparison.
     max_samples : int, default 100

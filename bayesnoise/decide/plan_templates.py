@@ -37,6 +37,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from bayesnoise._common import check_alternative
+
 __all__ = [
     "optimal_template_design",
     "planning_components",
@@ -112,7 +114,7 @@ def template_design_df(components, n, t, k):
 
 
 def _power(difference, se, df, alpha, alternative):
-    tail = alpha / 2 if alternative == "two-sided" else alpha
+    tail = alpha / 2 if check_alternative(alternative) == "two-sided" else alpha
     crit = stats.t.ppf(1 - tail, df)
     return stats.nct.sf(crit, df, difference / se)
 
@@ -145,7 +147,7 @@ def optimal_template_design(
         Exactly one: the SE to reach, or the difference a t test (Satterthwaite df, level
         ``alpha``) detects with probability ``power``.
     power, alpha : float
-    alternative : {"two-sided", "one-sided"}
+    alternative : {"two-sided", "greater", "less"}
     max_questions, max_templates, max_samples : int
         Largest N (default 10**7), T and K searched.
 

@@ -78,6 +78,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayesnoise._common import check_alternative
+
 __all__ = [
     "always_valid_pvalues",
     "confidence_sequence",
@@ -89,7 +91,6 @@ __all__ = [
 TRUNCATION = 0.75
 #: Grid step of the candidate means m of the confidence sequence.
 RESOLUTION = 0.001
-ALTERNATIVES = ("two-sided", "greater", "less")
 
 
 def _check(d, null, alpha, difference, alternative) -> np.ndarray:
@@ -104,8 +105,7 @@ def _check(d, null, alpha, difference, alternative) -> np.ndarray:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     if difference is not None and not 0.0 < float(difference) < 2.0:
         raise ValueError(f"the planned difference must be in (0, 2), got {difference}")
-    if alternative not in ALTERNATIVES:
-        raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
+    check_alternative(alternative)
     return d
 
 

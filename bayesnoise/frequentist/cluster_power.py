@@ -96,7 +96,7 @@ def cluster_minimum_detectable_difference(
         Samples per question.
     alpha, power : float
         Level of the test and probability of detection, in (0, 1).
-    alternative : {"two-sided", "one-sided"}
+    alternative : {"two-sided", "greater", "less"}
 
     Returns
     -------
@@ -156,7 +156,7 @@ def required_clusters(
     k : int or array_like, default 1
         Samples per question.
     alpha, power : float
-    alternative : {"two-sided", "one-sided"}
+    alternative : {"two-sided", "greater", "less"}
 
     Returns
     -------

@@ -26,13 +26,14 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from bayesnoise._common import check_alternative
+
 __all__ = [
     "sign_flip_test",
 ]
 
 #: Largest number of nonzero differences whose 2^n sign patterns are enumerated exactly.
 EXACT_MAX = 40
-_ALTERNATIVES = ("less", "greater", "two-sided")
 
 
 def _half_sums(a: np.ndarray) -> np.ndarray:
@@ -99,8 +100,7 @@ def sign_flip_test(
     >>> r["test"], bool(r["p_value"] == binomtest(3, 4, 0.5, alternative="greater").pvalue)
     ('sign', True)
     """
-    if alternative not in _ALTERNATIVES:
-        raise ValueError(f"alternative must be one of {_ALTERNATIVES}, got {alternative!r}")
+    check_alternative(alternative)
     d = np.asarray(d, dtype=float)
     if d.ndim != 1 or not np.all(np.isfinite(d)):
         raise ValueError("d must be a 1-d array of finite differences")

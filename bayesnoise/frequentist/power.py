@@ -13,15 +13,13 @@ import warnings
 import numpy as np
 from scipy import special
 
-from bayesnoise._common import one_line, see_warnings
+from bayesnoise._common import check_alternative, one_line, see_warnings
 
 
 def _z(alpha: float, power: float, alternative: str) -> float:
     if not 0 < alpha < 1 or not 0 < power < 1:
         raise ValueError("alpha and power must be in (0, 1)")
-    if alternative not in ("two-sided", "one-sided"):
-        raise ValueError("alternative must be 'two-sided' or 'one-sided'")
-    tail = alpha / 2 if alternative == "two-sided" else alpha
+    tail = alpha / 2 if check_alternative(alternative) == "two-sided" else alpha
     return float(special.ndtri(1 - tail) + special.ndtri(power))
 
 
@@ -77,7 +75,9 @@ def minimum_detectable_difference(
         Significance level of the test, in (0, 1).
     power : float, default 0.8
         Probability of detecting the difference, in (0, 1).
-    alternative : {"two-sided", "one-sided"}
+    alternative : {"two-sided", "greater", "less"}
+        The planned test's side (scipy's spelling); ``"greater"`` and ``"less"`` plan alike,
+        for ``|difference|`` (``"one-sided"`` is retired: an error naming them).
 
     Returns
     -------
@@ -117,7 +117,9 @@ def required_questions(
         Significance level of the test, in (0, 1).
     power : float, default 0.8
         Probability of detecting the difference, in (0, 1).
-    alternative : {"two-sided", "one-sided"}
+    alternative : {"two-sided", "greater", "less"}
+        The planned test's side (scipy's spelling); ``"greater"`` and ``"less"`` plan alike,
+        for ``|difference|`` (``"one-sided"`` is retired: an error naming them).
 
     Returns
     -------
@@ -159,7 +161,9 @@ def required_samples(
         Significance level of the test, in (0, 1).
     power : float, default 0.8
         Probability of detecting the difference, in (0, 1).
-    alternative : {"two-sided", "one-sided"}
+    alternative : {"two-sided", "greater", "less"}
+        The planned test's side (scipy's spelling); ``"greater"`` and ``"less"`` plan alike,
+        for ``|difference|`` (``"one-sided"`` is retired: an error naming them).
 
     Returns
     -------

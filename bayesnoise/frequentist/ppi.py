@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from bayesnoise._common import check_confidence_level
+from bayesnoise._common import check_alternative, check_confidence_level
 
 __all__ = [
     "PPIResult",
@@ -61,8 +61,6 @@ __all__ = [
     "rectifier_se_floor",
     "z_interval",
 ]
-
-ALTERNATIVES = ("two-sided", "greater", "less")
 
 
 @dataclass(frozen=True)
@@ -92,12 +90,6 @@ class PPIResult:
         if not self.se > 0:
             return float("nan")
         return self.n * (self.se_human / self.se) ** 2
-
-
-def _check_alternative(alternative: str) -> str:
-    if alternative not in ALTERNATIVES:
-        raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
-    return alternative
 
 
 def _unit_weights(w, size, what):
@@ -258,7 +250,7 @@ def ppi_mean(
     (0.7917, 0.2902)
     """
     level = check_confidence_level(confidence_level)
-    _check_alternative(alternative)
+    check_alternative(alternative)
     y = np.asarray(y, float)
     yhat = np.asarray(yhat, float)
     yu = np.asarray(yhat_unlabelled, float)

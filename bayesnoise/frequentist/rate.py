@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from bayesnoise._common import check_confidence_level
+from bayesnoise._common import check_alternative, check_confidence_level
 
 __all__ = [
     "binomial_rate_test",
@@ -23,16 +23,6 @@ __all__ = [
     "mean_rate_test",
     "paired_rate_test",
 ]
-
-ALTERNATIVES = ("two-sided", "greater", "less")
-
-
-def _check_alternative(alternative: str) -> str:
-    if alternative not in ALTERNATIVES:
-        raise ValueError(
-            f"alternative must be one of {', '.join(ALTERNATIVES)}, got {alternative!r}"
-        )
-    return alternative
 
 
 def _normal_p(z: float, alternative: str) -> float:
@@ -68,7 +58,7 @@ def clopper_pearson(
     [0.1773, 1.0]
     """
     level = check_confidence_level(confidence_level)
-    _check_alternative(alternative)
+    check_alternative(alternative)
     s, n = int(successes), int(n)
     tail = 1.0 - level if alternative != "two-sided" else (1.0 - level) / 2.0
     low = 0.0 if s == 0 else float(stats.beta.ppf(tail, s, n - s + 1))
@@ -106,7 +96,7 @@ def binomial_rate_test(successes: int, n: int, target: float, alternative: str =
     >>> round(r["p_value_binomial"], 4), round(r["z_rate"], 4)
     (0.1133, 1.4639)
     """
-    _check_alternative(alternative)
+    check_alternative(alternative)
     p0 = float(target)
     if not 0.0 < p0 < 1.0:
         raise ValueError(f"target must be in (0, 1), got {target}")
@@ -170,7 +160,7 @@ def mean_rate_test(
     >>> round(r["p_value_t"], 4)
     0.1151
     """
-    _check_alternative(alternative)
+    check_alternative(alternative)
     level = check_confidence_level(confidence_level)
     x = np.asarray(question_means, dtype=float)
     if x.size < 2 or np.ptp(x) == 0:  # every question the same score: the t-test is undefined
@@ -209,7 +199,7 @@ def paired_rate_test(mean_a, mean_b, *, k1: bool, alternative: str = "greater") 
     >>> r["a_only"], r["b_only"], r["p_value_mcnemar_exact"]
     (3, 0, 0.125)
     """
-    _check_alternative(alternative)
+    check_alternative(alternative)
     a, b = np.asarray(mean_a, dtype=float), np.asarray(mean_b, dtype=float)
     if k1:
         a_only = int(np.sum((a == 1) & (b == 0)))

@@ -7,7 +7,16 @@ from pathlib import Path
 
 import numpy as np
 
-from bayesnoise._common import calling, did_you_mean, few, option, reject_renamed
+from bayesnoise._common import (
+    RETIRED_ALTERNATIVES,
+    calling,
+    check_confidence_level,
+    did_you_mean,
+    few,
+    option,
+    reject_renamed,
+    seed_of,
+)
 from bayesnoise.data import MODEL, DataError, attr
 
 #: Input options every data verb takes (the command line's shared input flags), with defaults.
@@ -40,7 +49,7 @@ _COLUMN_ROLES = ("model", "question", "score", "sample", "count", "benchmark", "
 #: Old option values -> new, per keyword: an old value is a :class:`ValueError` naming the new.
 RENAMED_VALUES = {
     "method": {"conjugate": "bayes", "freq": "frequentist"},
-    "alternative": {"one-sided": "greater' or 'less"},
+    "alternative": {k: "' or '".join(v) for k, v in RETIRED_ALTERNATIVES.items()},
 }
 
 
@@ -56,15 +65,10 @@ def check_value(verb: str, name: str, value, choices) -> None:
     )
 
 
-def as_seed(rng):
-    """``rng`` (an int seed, None or a :class:`numpy.random.Generator`, SPEC 7) as what the
-    lower functions take: an int stays as it is (the same numbers as the seed it is), a
-    Generator gives one draw of a seed, so a script's one generator drives every verb."""
-    if isinstance(rng, np.random.Generator):
-        return int(rng.integers(2**63 - 1))
-    if rng is None or isinstance(rng, int | np.integer):
-        return None if rng is None else int(rng)
-    raise TypeError(f"rng must be an int seed or a numpy.random.Generator, got {rng!r}")
+#: ``rng`` (an int seed, None or a :class:`numpy.random.Generator`, SPEC 7) as what the lower
+#: functions take: the package's one check, :func:`bayesnoise._common.seed_of` (an int stays
+#: as it is, a Generator gives one draw of a seed, so a script's one generator drives every verb).
+as_seed = seed_of
 
 
 def interval_level(verb: str, confidence_level, what: str = "intervals") -> float:
@@ -72,9 +76,7 @@ def interval_level(verb: str, confidence_level, what: str = "intervals") -> floa
     (``None`` would mean no interval columns, which such a verb cannot give)."""
     if confidence_level is None:
         raise ValueError(f"{verb}(): confidence_level=None means no intervals; {what} need one")
-    if not 0 < float(confidence_level) < 1:
-        raise ValueError(f"{verb}(): confidence_level must be in (0, 1), got {confidence_level}")
-    return float(confidence_level)
+    return check_confidence_level(confidence_level, verb)
 
 
 def drop_intervals(df, confidence_level):

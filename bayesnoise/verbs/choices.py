@@ -13,8 +13,9 @@ Examples
 
 __all__: list[str] = []  # constants only, read by the verbs and the command line
 
-#: ``by=``: one row per model, or per pair of models.
-BY = ("model", "pair")
+#: ``by=``: one row per model, or per pair of models (the package's one list, in ``_defaults``).
+from bayesnoise._defaults import BY  # noqa: F401
+
 #: compare's ``method``: the closed-form Bayesian side, or (factor data) the MCMC crossed twin.
 COMPARE_METHODS = ("bayes", "mcmc")
 #: ``pairs``' ``resampling=``: which resampling columns ``n_resamples`` adds.

@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnoise._common import did_you_mean
+from bayesnoise._common import BY, check_alternative, did_you_mean
 from bayesnoise.data import DataError
 
-from ._inputs import READ_OPTIONS, check_read_options
+from ._inputs import READ_OPTIONS, check_read_options, interval_level
 from ._result import to_result
 
 __all__ = ["judge"]
@@ -110,16 +110,15 @@ def _z_mean(x, confidence_level, alternative):
 def _check_options(method, by, judge_bias, alternative, confidence_level, read):
     if method not in METHODS:
         raise DataError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-    if by not in ("model", "pair"):
+    if by not in BY:
         raise DataError(f"by must be 'model' or 'pair', got {by!r}")
     if judge_bias not in BIASES:
         raise DataError(f"judge_bias must be one of {', '.join(BIASES)}, got {judge_bias!r}")
-    if alternative not in ("two-sided", "greater", "less"):
-        raise DataError(
-            f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}"
-        )
-    if confidence_level is None or not 0 < float(confidence_level) < 1:
-        raise DataError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
+    try:
+        check_alternative(alternative)
+        interval_level("judge", confidence_level)
+    except ValueError as error:
+        raise DataError(str(error)) from None
     opts = check_read_options(read)
     given = [k for k, v in opts.items() if k not in _READ_USED and v != READ_OPTIONS[k]]
     if given:

@@ -231,7 +231,7 @@ def plan(
         "difference": difference,
         "power": power,
         "alpha": alpha,
-        "alternative": "two-sided" if alternative == "two-sided" else "one-sided",
+        "alternative": alternative,
         "max_samples": int(max_samples),
         "max_questions": max_questions,
     }

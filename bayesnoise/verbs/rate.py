@@ -18,7 +18,7 @@ __all__ = ["exact_coverage", "parse_grid", "rate", "threshold"]
 
 
 def _check(verb, by, alternative, target, confidence_level):
-    from bayesnoise.frequentist.rate import ALTERNATIVES
+    from bayesnoise._defaults import ALTERNATIVES
 
     check_value(verb, "by", by, BY)
     check_value(verb, "alternative", alternative, ALTERNATIVES)

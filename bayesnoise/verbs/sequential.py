@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from bayesnoise._common import fmt_value
+from bayesnoise._defaults import ALTERNATIVES
 from bayesnoise.data import MODEL, QUESTION, DataError, attr
 
 from ._inputs import as_seed, check_value, dataset, fill_docs, select_pair
@@ -173,7 +174,7 @@ def monitor(
     ('codellama-34b better than codellama-13b', 678, 'random', 0)
     """
     from bayesnoise.data import complete, scores
-    from bayesnoise.decide.sequential import ALTERNATIVES, confidence_sequence
+    from bayesnoise.decide.sequential import confidence_sequence
 
     margin, alpha = _check_margin(margin), _check_alpha(alpha, 1.0)
     check_value("monitor", "alternative", alternative, ALTERNATIVES)
