@@ -65,6 +65,57 @@ def check_value(verb: str, name: str, value, choices) -> None:
     )
 
 
+def _at_default(value, default) -> bool:
+    """True when ``value`` is ``default`` (a DataFrame or an array never is, unless it is it)."""
+    if value is default:
+        return True
+    if default is None:
+        return False
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):  # an array or a table: not a scalar default
+        return False
+
+
+def check_mode_options(verb: str, func, mode: str, given: dict, modes: dict) -> None:
+    """A :class:`~bayesnoise.data.DataError` (a :class:`ValueError`, so that the command line
+    says it in one line) for the first option of ``given`` that mode ``mode`` of ``verb``
+    does not take: an option is given when its value differs from ``func``'s signature default
+    (:func:`inspect.signature`; the input options of ``**read`` from :data:`READ_OPTIONS`).
+
+    ``modes`` maps each mode of the verb to ``(uses, harmless)``: the options it uses, and
+    those it accepts without their changing its result (a progress display, the seed of a
+    method this input does not draw with). The message names the option in the caller's
+    language (:func:`bayesnoise._common.option`), the mode in use and the modes that take it.
+
+    Examples
+    --------
+    >>> def f(data, *, pair=None, cost=1.0):
+    ...     pass
+    >>> modes = {"pairs": ({"pair", "cost"}, set()), "reference": ({"cost"}, set())}
+    >>> check_mode_options("f", f, "pairs", {"pair": ("a", "b"), "cost": 1.0}, modes)
+    >>> check_mode_options("f", f, "reference", {"pair": ("a", "b")}, modes)
+    Traceback (most recent call last):
+    ...
+    bayesnoise.data.schema.DataError: f: pair= does not apply to mode 'reference' (it is ignored there); the mode(s) that take it: 'pairs'
+    """
+    import inspect
+
+    params = inspect.signature(func).parameters.values()
+    defaults = {**READ_OPTIONS, **{p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY}}
+    uses, harmless = modes[mode]
+    for name, value in given.items():
+        if name in uses or name in harmless or name not in defaults:
+            continue
+        if _at_default(value, defaults[name]):
+            continue
+        takes = [repr(m) for m, (u, h) in modes.items() if name in u or name in h]
+        raise DataError(
+            f"{verb}: {option(name)} does not apply to mode {mode!r} (it is ignored there); "
+            f"the mode(s) that take it: {', '.join(takes) or 'none'}"
+        )
+
+
 #: ``rng`` (an int seed, None or a :class:`numpy.random.Generator`, SPEC 7) as what the lower
 #: functions take: the package's one check, :func:`bayesnoise._common.seed_of` (an int stays
 #: as it is, a Generator gives one draw of a seed, so a script's one generator drives every verb).

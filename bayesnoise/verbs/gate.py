@@ -15,7 +15,9 @@ from bayesnoise.data import MODEL, QUESTION, DataError, attr
 
 from ._gate_judge import check_judged, judged
 from ._inputs import (
+    READ_OPTIONS,
     as_seed,
+    check_mode_options,
     check_read_options,
     check_value,
     dataset,
@@ -29,6 +31,20 @@ from ._result import to_result
 __all__ = ["check"]
 
 _ROLES = ("model", "question", "score", "sample", "count", "benchmark", "cluster")
+_GATE = {"baseline", "candidate", "margin", "alpha", "method"}
+_JUDGE = {"judge_col", "human_col", "human", "label_prob_col"}
+#: Each mode of :func:`check` -> (the options it uses, those it accepts that may not change
+#: its result); any other option given is a ValueError naming the modes that take it.
+#: ``progress`` only shows a display. ``n_resamples`` and ``rng`` are used by method="bayes"
+#: and, frequentist, by the sign-flip test beyond its exact range and the bootstrap of
+#: max(t, bootstrap-t) (a margin, K > 1, < 100 questions): on other inputs they change
+#: nothing. The judge mode takes the input options (``check_judged`` says which apply); the
+#: crossed gate (factor columns) draws nothing.
+CHECK_MODES = {
+    "plain": (_GATE | set(READ_OPTIONS), {"progress", "n_resamples", "rng"}),
+    "crossed": (_GATE | set(READ_OPTIONS), {"progress"}),
+    "judge": (_GATE | _JUDGE | set(READ_OPTIONS), {"progress", "n_resamples", "rng"}),
+}
 
 
 def _check_margin(margin) -> float:
@@ -268,14 +284,13 @@ def check(
     """
     from bayesnoise.decide.gate import METHODS
 
+    given = {**locals(), **read}  # the options as called (check_mode_options)
     margin, alpha = _check_margin(margin), _check_alpha(alpha)
     check_value("check", "method", method, METHODS)
     read = check_read_options(read, "check")
-    if (
-        judged(judge_col, human_col, human)
-        or label_prob_col is not None
-        or judge_graded(data, read)
-    ):
+    mode = _mode(data, read, judged(judge_col, human_col, human) or label_prob_col is not None)
+    check_mode_options("check", check, mode, given, CHECK_MODES)
+    if mode == "judge":
         return check_judged(
             data,
             baseline=baseline,
@@ -340,6 +355,14 @@ def check(
         progress,
         read,
     )
+
+
+def _mode(data, read, judge_given: bool) -> str:
+    """The mode of :func:`check`: "judge" (judge options given, or a table ``judge`` reads as
+    judge-graded), "crossed" (factor columns) or "plain"."""
+    if judge_given or judge_graded(data, read):
+        return "judge"
+    return "crossed" if read.get("factors") else "plain"
 
 
 def _check(pairs, baseline, candidate, margin, alpha, method, n_resamples, rng, progress, read):

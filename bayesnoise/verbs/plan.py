@@ -7,13 +7,41 @@ import warnings
 
 import numpy as np
 
+from bayesnoise._defaults import ALTERNATIVES
 from bayesnoise.data import MODEL, QUESTION, DataError, attr
 
-from ._inputs import check_value, dataset, fill_docs, judge_graded, select_pair
+from ._inputs import (
+    READ_OPTIONS,
+    check_mode_options,
+    check_value,
+    dataset,
+    fill_docs,
+    judge_graded,
+    select_pair,
+)
 from ._result import to_result
 from .gate import _check_alpha
 
 __all__ = ["plan"]
+
+_TARGET = {"difference", "target_se", "power", "alpha"}
+_DESIGN = _TARGET | {"alternative", "cost_question", "cost_sample", "max_samples", "max_questions"}
+_READ = set(READ_OPTIONS)
+#: Each mode of :func:`plan` -> (the options it uses, those it accepts that never change its
+#: result); any other option given is a ValueError naming the modes that take it. ``progress``
+#: is accepted everywhere: it only shows (or not) a display of the reading. The judge pilot
+#: takes the input options as ``judge`` does (which checks them); a reference reads no file.
+PLAN_MODES = {
+    "judge pilot": (
+        _TARGET | {"human_cost", "judge_col", "human_col", "human", "label_prob_col"} | _READ,
+        {"progress"},
+    ),
+    "reference": (_DESIGN | {"reference"}, {"progress"}),
+    "template plan": (_DESIGN | {"cost_template", "pair", "max_templates"} | _READ, {"progress"}),
+    "resample": ({"resample", "pair"} | _READ, {"progress"}),
+    "one model": (_DESIGN | _READ, {"progress"}),
+    "pairs": (_DESIGN | {"pair"} | _READ, {"progress"}),
+}
 
 
 def _both(name: str) -> str:
@@ -187,6 +215,7 @@ def plan(
     >>> p.attrs["cost"], bool(p["se_planned"][0] <= 0.03)
     ('cost_question N + cost_template T + cost_sample N T K', True)
     """
+    given = {**locals(), **read}  # the options as called (check_mode_options)
     named = (judge_col, human_col, human, label_prob_col)
     judged = any(x is not None for x in named)
     if human_cost is not None or judged or judge_graded(data, read):
@@ -194,6 +223,7 @@ def plan(
         # human_cost (default 1: the cost counted in labels)
         from ._judge_plan import judge_plan
 
+        check_mode_options("plan", plan, "judge pilot", given, PLAN_MODES)
         return judge_plan(
             data,
             target_se=target_se,
@@ -209,32 +239,13 @@ def plan(
         )
     from bayesnoise.decide.plan import optimal_design
 
-    for name, value in (("cost_question", cost_question), ("cost_sample", cost_sample)):
-        if value is None or not np.isfinite(float(value)) or float(value) <= 0:
-            raise DataError(f"{_both(name)} must be a number > 0 (a cost), got {value}")
-    if (difference is None) == (target_se is None) and resample is None:
-        raise DataError(
-            "give exactly one target: difference= (with power) or target_se= (CLI: "
-            "--difference D or --target-se SE)"
-        )
-    for name, value in (("difference", difference), ("target_se", target_se)):
-        if value is not None and not float(value) > 0:
-            raise DataError(f"{_both(name)} must be > 0, got {value}")
-    if not 0 < float(power) < 1:
-        raise DataError(f"{_both('power')} must be in (0, 1), got {power}")
-    _check_alpha(alpha, 1.0)
-    check_value("plan", "alternative", alternative, ("two-sided", "greater", "less"))
-    opts = {
-        "cost_question": float(cost_question),
-        "cost_sample": float(cost_sample),
-        "target_se": target_se,
-        "difference": difference,
-        "power": power,
-        "alpha": alpha,
-        "alternative": alternative,
-        "max_samples": int(max_samples),
-        "max_questions": max_questions,
-    }
+    mode = _mode(reference, resample, read)
+    if mode:  # a pilot's plan: its mode (one model or pairs) once it is read
+        check_mode_options("plan", plan, mode, given, PLAN_MODES)
+    opts = _design_options(
+        difference, target_se, power, alpha, alternative, cost_question, cost_sample, resample
+    )
+    opts.update(max_samples=int(max_samples), max_questions=max_questions)
     if reference is not None:
         if not _empty(data):
             raise DataError(
@@ -287,7 +298,9 @@ def plan(
             )
         return _resample(ds, resample)
     if ds.sizes[MODEL] == 1:
+        check_mode_options("plan", plan, "one model", given, PLAN_MODES)
         return _one_model(ds, opts, max_samples)
+    check_mode_options("plan", plan, "pairs", given, PLAN_MODES)
     table, notes = _pairs(ds, opts)
     if table["optimal_samples_per_question"].eq(max_samples).any():
         warnings.warn(
@@ -301,6 +314,46 @@ def plan(
     if notes:
         out.attrs["assumption"] = "; ".join(notes)
     return out
+
+
+def _mode(reference, resample, read) -> str | None:
+    """The mode of a plan not from a judge-graded pilot, known before reading; None for a
+    pilot's plan (one model or pairs, known once it is read)."""
+    if reference is not None:
+        return "reference"
+    if read.get("factors"):
+        return "template plan"
+    return None if resample is None else "resample"
+
+
+def _design_options(
+    difference, target_se, power, alpha, alternative, cost_question, cost_sample, resample
+) -> dict:
+    """The checked target and costs of a design, as :func:`optimal_design` takes them."""
+    for name, value in (("cost_question", cost_question), ("cost_sample", cost_sample)):
+        if value is None or not np.isfinite(float(value)) or float(value) <= 0:
+            raise DataError(f"{_both(name)} must be a number > 0 (a cost), got {value}")
+    if (difference is None) == (target_se is None) and resample is None:
+        raise DataError(
+            "give exactly one target: difference= (with power) or target_se= (CLI: "
+            "--difference D or --target-se SE)"
+        )
+    for name, value in (("difference", difference), ("target_se", target_se)):
+        if value is not None and not float(value) > 0:
+            raise DataError(f"{_both(name)} must be > 0, got {value}")
+    if not 0 < float(power) < 1:
+        raise DataError(f"{_both('power')} must be in (0, 1), got {power}")
+    _check_alpha(alpha, 1.0)
+    check_value("plan", "alternative", alternative, ALTERNATIVES)
+    return {
+        "cost_question": float(cost_question),
+        "cost_sample": float(cost_sample),
+        "target_se": target_se,
+        "difference": difference,
+        "power": power,
+        "alpha": alpha,
+        "alternative": alternative,  # the lower layers take scipy's spelling
+    }
 
 
 def _k1_design(total, **opts):
