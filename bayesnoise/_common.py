@@ -19,6 +19,7 @@ from scipy import special
 __all__ = [
     "ConfidenceInterval",
     "OptionalDependencyError",
+    "by_caller",
     "caller",
     "calling",
     "check_alternative",
@@ -110,6 +111,18 @@ def option(name: str, value: str | None = None) -> str:
         flag = _FLAGS.get(name, "--" + name.replace("_", "-"))
         return flag if value is None else f"{flag} {value.strip(chr(39))}"
     return f"{name}=" if value is None else f"{name}={value}"
+
+
+def by_caller(python: str, cli: str) -> str:
+    """``python`` or ``cli``, whichever the caller speaks (:func:`calling`): for a phrase that
+    is not one option, such as ``data`` against ``a FILE``.
+
+    Examples
+    --------
+    >>> by_caller("a pilot (data)", "a FILE")
+    'a pilot (data)'
+    """
+    return cli if _CALLER.get() == "cli" else python
 
 
 def did_you_mean(name, known: Iterable, what: str = "model", role: str = "") -> str:

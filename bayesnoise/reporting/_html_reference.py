@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bayesnoise._common import option
 from bayesnoise.data import DataError
 
 BENCHMARKS_FILE = "reference_benchmarks.csv"
@@ -62,8 +63,8 @@ def models_dir(path=None):
         raise DataError(
             f"reference noise models not found: {path / BENCHMARKS_FILE}{where} does not exist. "
             "They ship inside the bayesnoise wheel and live in the models/ folder of the "
-            "source repository; pass a folder holding them (CLI: --models-dir, or set "
-            "BAYESNOISE_MODELS)."
+            "source repository; pass a folder holding them "
+            f"({option('models_dir')}, or set BAYESNOISE_MODELS)."
         )
     return path
 

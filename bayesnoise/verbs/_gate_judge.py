@@ -41,7 +41,7 @@ def _one_source(data):
             raise DataError(
                 f"judge-graded check reads one table holding both models ({len(data)} sources "
                 "given); put the baseline's and the candidate's rows in one table, with the human "
-                "labels in it or in the table given by human= (CLI: --human FILE)"
+                f"labels in it or in the table given by {option('human', 'FILE')}"
             )
         return data[0]
     return data
@@ -108,8 +108,7 @@ def check_judged(
     if len(table.judges) > 1:
         raise DataError(
             f"{name}: {len(table.judges)} judges ({', '.join(table.judges)}); check gates on "
-            "one: name its column with judge_col= (CLI: --judge-col NAME), or keep one judge's "
-            "rows"
+            f"one: name its column with {option('judge_col', 'NAME')}, or keep one judge's rows"
         )
     if baseline is None or candidate is None:
         raise DataError(

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnoise._common import did_you_mean
+from bayesnoise._common import by_caller, did_you_mean, option
 from bayesnoise.data import MODEL, DataError, attr
 
 from ._inputs import dataset
@@ -49,17 +49,17 @@ def template_plan(
 
     if cost_template is None or not np.isfinite(float(cost_template)) or cost_template <= 0:
         raise DataError(
-            f"cost_template (CLI: --cost-template) must be a number > 0 (a cost), got "
-            f"{cost_template}"
+            f"{option('cost_template')} must be a number > 0 (a cost), got {cost_template}"
         )
     if int(max_templates) < 2:
-        raise DataError(f"max_templates (CLI: --max-templates) must be >= 2, got {max_templates}")
+        raise DataError(f"{option('max_templates')} must be >= 2, got {max_templates}")
     ds = dataset(data, progress=progress, factors_ok=True, factors=factors, **read)
     source = attr(ds, "source")
     if opts["difference"] is not None and not pair:
         raise DataError(
-            f"{source}: a difference to detect needs the pair it is between: pair=(A, B) (CLI: "
-            "--pair A B); without a pair, target_se= plans each model's accuracy"
+            f"{source}: a difference to detect needs the pair it is between: "
+            f"{option('pair', by_caller('(A, B)', 'A B'))}; without a pair, "
+            f"{option('target_se')} plans each model's accuracy"
         )
     factor, replicates = _crossed_factor(ds, factors)
     correct, samples, sum_sq = _cells(ds, factor, replicates)

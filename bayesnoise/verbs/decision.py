@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from bayesnoise._common import option
 from bayesnoise.data import MODEL, DataError
 from bayesnoise.io.frames import (
     has_question_column,
@@ -111,7 +112,7 @@ def decision_accuracy(
         raise DataError(
             "decision accuracy compares the same models in both tables; models "
             + "; ".join(parts)
-            + " (restrict both with models=..., CLI: --models)"
+            + f" (restrict both with {option('models', '...')})"
         )
     names = sorted(s.index)
     if len(names) < 3:

@@ -12,6 +12,7 @@ from bayesnoise._common import (
     MCMC_CHAINS,
     MCMC_DRAWS,
     MCMC_TUNE,
+    by_caller,
     one_line,
     option,
     see_warnings,
@@ -373,7 +374,9 @@ def noises(
     np.random.default_rng(rng)  # checked here; used by the Bayesian method
     ds = dataset(data, progress=progress, factors_ok=True, factors=factors, **read)
     if pair is not None and by != "pair":
-        raise DataError('pair= compares two models: use it with by="pair" (CLI: --by pair)')
+        raise DataError(
+            f"{option('pair')} compares two models: use it with {option('by', repr('pair'))}"
+        )
     if pair:
         ds = select_pair(ds, pair)
     factor, replicates = _crossed_factor(ds, factors)
@@ -400,8 +403,9 @@ def noises(
     else:
         if len(models) < 2:
             raise DataError(
-                f"{attr(ds, 'source')}: by='pair' needs two models or more; it holds one "
-                f"({models[0]!r}): use by='model' (CLI: leave out --by pair)"
+                f"{attr(ds, 'source')}: {option('by', repr('pair'))} needs two models or more; "
+                f"it holds one ({models[0]!r}): "
+                + by_caller("use by='model'", "leave out --by pair")
             )
         labels[1] = f"model x {factor}"
         shared_a, shared_b = [], []

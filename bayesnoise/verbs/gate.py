@@ -332,7 +332,7 @@ def check(
     elif len(files) > 2 and not named:
         raise DataError(
             f"{len(files)} sources: each is one benchmark holding both models; name them with "
-            "baseline= and candidate= (CLI: --baseline MODEL --candidate MODEL; two sources "
+            f"{option('baseline', 'MODEL')} and {option('candidate', 'MODEL')} (two sources "
             "without them are the baseline's and the candidate's)"
         )
     if not named:

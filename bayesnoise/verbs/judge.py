@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayesnoise._common import BY, check_alternative, did_you_mean
+from bayesnoise._common import BY, check_alternative, did_you_mean, option
 from bayesnoise.data import DataError
 
 from ._inputs import READ_OPTIONS, check_read_options, interval_level
@@ -649,7 +649,9 @@ def judge(
 def _pair_table(table, pair, by):
     """The judge table of the two models of ``pair=(A, B)``, in that order."""
     if by != "pair":
-        raise DataError('pair= compares two models: use it with by="pair" (CLI: --by pair)')
+        raise DataError(
+            f"{option('pair')} compares two models: use it with {option('by', repr('pair'))}"
+        )
     names = [str(n) for n in pair]
     if len(names) != 2:
         raise DataError(f"pair names two models, got {len(names)}: {names}")

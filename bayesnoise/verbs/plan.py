@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from bayesnoise._common import by_caller, option
 from bayesnoise._defaults import ALTERNATIVES
 from bayesnoise.data import MODEL, QUESTION, DataError, attr
 
@@ -44,9 +45,9 @@ PLAN_MODES = {
 }
 
 
-def _both(name: str) -> str:
-    """An option as both spell it: ``cost_question (CLI: --cost-question)``."""
-    return f"{name} (CLI: --{name.replace('_', '-')})"
+def _named(name: str) -> str:
+    """An option as the caller spells it: ``cost_question`` or ``--cost-question``."""
+    return option(name).removesuffix("=")
 
 
 def _empty(data) -> bool:
@@ -66,7 +67,9 @@ def _reference_components(name):
     if usable.empty:
         raise DataError(
             f"reference {name!r}: no run measured the SE of a close pair's difference; plan "
-            "from a pilot instead (CLI: bayesnoise plan FILE --difference D)"
+            "from a pilot instead ("
+            + by_caller("plan(DATA, difference=D)", "bayesnoise plan FILE --difference D")
+            + ")"
         )
     n = usable["questions"].to_numpy(float)
     return (
@@ -249,7 +252,8 @@ def plan(
     if reference is not None:
         if not _empty(data):
             raise DataError(
-                "give a pilot (data) or reference=, not both (CLI: a FILE or --reference NAME)"
+                f"give a pilot ({by_caller('data', 'a FILE')}) or "
+                f"{option('reference', 'NAME')}, not both"
             )
         rows, dat, pred = _reference_components(reference)
         table = optimal_design(dat, pred, current_samples=rows["samples_per_question"], **opts)
@@ -270,8 +274,8 @@ def plan(
     if _empty(data):
         raise DataError(
             "plan needs a pilot (a results file) or a public benchmark's reference noise: "
-            "reference='NAME' (CLI: --reference NAME, e.g. --reference mbpp+; an unknown NAME "
-            "lists the known ones)"
+            f"{option('reference', repr('NAME'))} (e.g. {option('reference', repr('mbpp+'))}; "
+            "an unknown NAME lists the known ones)"
         )
     if read.get("factors"):
         from ._plan_templates import template_plan
@@ -294,7 +298,12 @@ def plan(
         if ds.sizes[MODEL] < 2:
             raise DataError(
                 f"{attr(ds, 'source')}: resample chooses questions to resample for a pair; the "
-                "data hold one model (CLI: a FILE with two models and --pair A B)"
+                "data hold one model ("
+                + by_caller(
+                    "give data with two models and pair=(A, B)",
+                    "a FILE with two models and --pair A B",
+                )
+                + ")"
             )
         return _resample(ds, resample)
     if ds.sizes[MODEL] == 1:
@@ -305,8 +314,8 @@ def plan(
     if table["optimal_samples_per_question"].eq(max_samples).any():
         warnings.warn(
             f"plan: the optimum reaches max_samples = {max_samples} for some pairs (little or "
-            "no data noise measured): more samples would still pay; raise max_samples "
-            "(CLI: --max-samples K)",
+            "no data noise measured): more samples would still pay; raise "
+            f"{_named('max_samples')}",
             UserWarning,
             stacklevel=2,
         )
@@ -332,17 +341,17 @@ def _design_options(
     """The checked target and costs of a design, as :func:`optimal_design` takes them."""
     for name, value in (("cost_question", cost_question), ("cost_sample", cost_sample)):
         if value is None or not np.isfinite(float(value)) or float(value) <= 0:
-            raise DataError(f"{_both(name)} must be a number > 0 (a cost), got {value}")
+            raise DataError(f"{_named(name)} must be a number > 0 (a cost), got {value}")
     if (difference is None) == (target_se is None) and resample is None:
         raise DataError(
-            "give exactly one target: difference= (with power) or target_se= (CLI: "
-            "--difference D or --target-se SE)"
+            f"give exactly one target: {option('difference', 'D')} (with "
+            f"{_named('power')}) or {option('target_se', 'SE')}"
         )
     for name, value in (("difference", difference), ("target_se", target_se)):
         if value is not None and not float(value) > 0:
-            raise DataError(f"{_both(name)} must be > 0, got {value}")
+            raise DataError(f"{_named(name)} must be > 0, got {value}")
     if not 0 < float(power) < 1:
-        raise DataError(f"{_both('power')} must be in (0, 1), got {power}")
+        raise DataError(f"{_named('power')} must be in (0, 1), got {power}")
     _check_alpha(alpha, 1.0)
     check_value("plan", "alternative", alternative, ALTERNATIVES)
     return {
@@ -401,7 +410,8 @@ def _one_model(ds, opts, max_samples):
     if table["optimal_samples_per_question"].eq(max_samples).any():
         warnings.warn(
             f"plan: the optimum reaches max_samples = {max_samples} (little or no data noise "
-            "measured): more samples would still pay; raise max_samples (CLI: --max-samples K)",
+            "measured): more samples would still pay; raise "
+            f"{_named('max_samples')}",
             UserWarning,
             stacklevel=2,
         )
@@ -491,11 +501,13 @@ def _resample(ds, budget):
 
     if ds.sizes[MODEL] != 2:
         raise DataError(
-            f"{attr(ds, 'source')}: resample works on one pair; name it with pair=(A, B) "
-            f"(CLI: --pair A B); models are {', '.join(map(str, ds[MODEL].values[:20]))}"
+            f"{attr(ds, 'source')}: resample works on one pair; name it with "
+            f"{option('pair', by_caller('(A, B)', 'A B'))}; models are {', '.join(map(str, ds[MODEL].values[:20]))}"
         )
     if int(budget) < 1:
-        raise DataError(f"{_both('resample')} must be a whole number of samples >= 1, got {budget}")
+        raise DataError(
+            f"{_named('resample')} must be a whole number of samples >= 1, got {budget}"
+        )
     ds = complete(ds, on_missing="raise")
     c, k = beta_binomial_counts(ds, needed_by="adaptive K (resample)")
     models = [str(m) for m in ds[MODEL].values]
