@@ -8,7 +8,7 @@ from collections.abc import Iterable
 import numpy as np
 import xarray as xr
 
-from bayesnoise._common import did_you_mean, fmt_value
+from bayesnoise._common import by_caller, did_you_mean, fmt_value
 
 from .schema import MODEL, QUESTION, DataError, attr
 
@@ -119,8 +119,9 @@ def complete(ds: xr.Dataset, on_missing: str = "raise") -> xr.Dataset:
             f"{attr(ds, 'source')}: models do not cover the same questions: "
             + "; ".join(details)
             + more
-            + f". Paired analysis needs the same questions; pass on_missing='intersect' "
-            f"(CLI: --intersect) to use the {n_keep} of {n_total} questions all models answered"
+            + ". Paired analysis needs the same questions; pass "
+            + by_caller("on_missing='intersect'", "--intersect")
+            + f" to use the {n_keep} of {n_total} questions all models answered"
         )
     if n_keep == 0:
         raise DataError("no question was answered by every model; nothing to pair")

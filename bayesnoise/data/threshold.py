@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from bayesnoise._common import by_caller, option
+
 from .schema import DataError, attr
 
 __all__ = [
@@ -196,9 +198,11 @@ def threshold_dataset(ds: xr.Dataset, threshold, success: str = "above") -> xr.D
             f"{source}: {where}: {int(k[tuple(cell)])} graded samples were summed before the "
             "threshold (a count table, a NetCDF file or a loaded dataset keeps one sum per "
             "cell), so their scores cannot be thresholded one by one; threshold where the "
-            "per-sample scores are: read the per-sample table or log with threshold= (CLI: "
-            "--threshold T), or give a (model, question, sample) array "
-            "(bn.rate(array, threshold=...))"
+            "per-sample scores are: read the per-sample table or log with "
+            f"{option('threshold', 'T')}"
+            + by_caller(
+                ", or give a (model, question, sample) array (bn.rate(array, threshold=...))", ""
+            )
         )
     if attr(ds, "binary"):
         # 0/1 samples: c ones and K - c zeros in each cell.

@@ -25,7 +25,7 @@ import pandas as pd
 import xarray as xr
 from scipy import stats
 
-from bayesnoise._common import check_confidence_level, fmt_value, pair_table
+from bayesnoise._common import by_caller, check_confidence_level, fmt_value, option, pair_table
 from bayesnoise.data import MODEL, QUESTION, DataError, attr, complete
 from bayesnoise.frequentist import _core, _score
 
@@ -80,8 +80,8 @@ def cluster_codes(ds: xr.Dataset, cluster="cluster") -> tuple[np.ndarray, np.nda
         if cluster not in ds.coords:
             raise DataError(
                 f"{source}: no coordinate {cluster!r} giving each question's cluster; load with "
-                f"columns={{'cluster': COLUMN}} (CLI: --cluster-col COLUMN) or pass the labels "
-                "as an array aligned with ds.question"
+                f"{option('cluster_col', 'COLUMN')}"
+                + by_caller(" or pass the labels as an array aligned with ds.question", "")
             )
         if ds[cluster].dims != (QUESTION,):
             raise DataError(

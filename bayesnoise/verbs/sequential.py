@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from bayesnoise._common import fmt_value
+from bayesnoise._common import fmt_value, option
 from bayesnoise._defaults import ALTERNATIVES
 from bayesnoise.data import MODEL, QUESTION, DataError, attr
 
@@ -187,9 +187,9 @@ def monitor(
     check_value("monitor", "order", order, ORDERS)
     if (order == "column") != (order_column is not None):
         raise DataError(
-            "order='column' goes with order_column=NAME (CLI: --order-column NAME) and an "
-            f"order column with order='column'; got order={order!r}, order_column="
-            f"{order_column!r}"
+            f"{option('order', repr('column'))} goes with {option('order_column', 'NAME')} and "
+            f"an order column with {option('order', repr('column'))}; got order={order!r}, "
+            f"order_column={order_column!r}"
         )
     seed = as_seed(rng) if order == "random" else None
     import xarray as xr
@@ -198,8 +198,8 @@ def monitor(
     if from_file:
         if read.get("cluster_col"):
             raise DataError(
-                "the order column is read as the question's position; cluster_col "
-                "(--cluster-col) cannot be used with it"
+                "the order column is read as the question's position; "
+                f"{option('cluster_col').removesuffix('=')} cannot be used with it"
             )
         read = {**read, "cluster_col": order_column}
     try:
@@ -216,8 +216,8 @@ def monitor(
         candidate, baseline = models
     if baseline is None or candidate is None:
         raise DataError(
-            f"{attr(ds, 'source')}: name the two models with baseline= and candidate= (CLI: "
-            f"--baseline, --candidate); models are {', '.join(models[:20])}"
+            f"{attr(ds, 'source')}: name the two models with {option('baseline', 'MODEL')} and "
+            f"{option('candidate', 'MODEL')}; models are {', '.join(models[:20])}"
         )
     model_a, model_b = candidate, baseline
     ds = complete(select_pair(ds, (model_a, model_b)), on_missing="raise")
