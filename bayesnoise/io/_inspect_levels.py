@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bayesnoise._common import by_caller, option
 from bayesnoise._common import fmt_value as _fmt
 from bayesnoise.data import DataError
 
@@ -91,6 +92,9 @@ def variant_hint(group: list[RawLog]) -> str:
     levels = sorted({str(g.task_args.get(differ[0])) for g in group})
     return (
         f"; they differ in the task argument {differ[0]!r} ({', '.join(levels)}): if that is "
-        f"a prompt variant, name it as a factor (factors=[{differ[0]!r}], CLI: --factor "
-        f"{differ[0]}; `bayesnoise noises` measures its noise)"
+        f"a prompt variant, name it as a factor ("
+        + option("factors", by_caller(f"[{differ[0]!r}]", str(differ[0])))
+        + "; "
+        + by_caller("bn.noises", "`bayesnoise noises`")
+        + " measures its noise)"
     )

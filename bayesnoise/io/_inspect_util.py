@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import xarray as xr
 
+from bayesnoise._common import by_caller
 from bayesnoise.data import DataError
 
 from .tables import from_samples
@@ -60,7 +61,8 @@ def choose(
     if not found:
         raise DataError(f"{where}: no {what} found")
     raise DataError(
-        f"{where}: holds {len(found)} {what} ({listed}); choose one with {option}=... (CLI: {cli})"
+        f"{where}: holds {len(found)} {what} ({listed}); choose one with "
+        + by_caller(f"{option}=...", cli)
     )
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from bayesnoise._common import fmt_value as _fmt
+from bayesnoise._common import option
 from bayesnoise.data import DataError
 
 # Relative tolerance for "pass1 * count is a whole number": pass1 is printed with ~10 digits.
@@ -121,7 +122,7 @@ def arena_count_cells(rows: Rows, k: int) -> dict[str, np.ndarray]:
             f"{rows.labels['pass1']}={_fmt(pass1[i])} times samples_per_question={k} is "
             f"{_fmt(raw[i])}, not a whole number of correct samples (within {_ARENA_TOL:g}): "
             f"this pass1 is not a mean over {k} samples; give the right K "
-            "(CLI: --samples-per-question K), or leave it out to treat each value as one draw"
+            f"({option('samples_per_question', 'K')}), or leave it out to treat each value as one draw"
         ),
     )
     samples = np.full(pass1.size, float(k))

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from bayesnoise._common import caller
+from bayesnoise._common import by_caller, caller, option
 from bayesnoise.data import DataError, clusters_with_factor
 
 __all__ = [
@@ -184,7 +184,8 @@ def _factor_list(factors, found: list[str], mapping: dict[str, str], where: str)
     for name in (str(f) for f in factors):
         if name not in found:
             raise DataError(
-                f"{where}: factors= names {name!r} (CLI: --factor {name}), but there is no such "
+                f"{where}: {option('factors', by_caller(f'[{name!r}]', name))} names a column, but "
+                "there is no such "
                 f"column; found columns {found}"
             )
         if name in mapping.values():
@@ -293,7 +294,7 @@ def resolve_columns(
         own = [n for n in named if n in ROLES.get(role.split(" ")[-1], ())]
         if own:
             raise DataError(
-                f"{where}: factors= names {own[0]!r} (CLI: --factor {own[0]}), the column read "
+                f"{where}: {option('factors', by_caller(f'[{own[0]!r}]', own[0]))} names the column read "
                 f"as the {role.split(' ')[-1]}; a factor is a column besides the model, question "
                 "and score, such as a prompt template, run or judge"
             )

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from bayesnoise._common import option
 from bayesnoise.data import DataError
 from bayesnoise.io.columns import ROLES
 from bayesnoise.io.sources import TEXT_TYPES, table_kind
@@ -144,8 +145,8 @@ def score_column(columns, score_col, name: str) -> str:
             return candidate
     raise DataError(
         f"{name}: a table without a question column is read as one score per model (and "
-        f"checkpoint), but no column holds the score; name it with score_col (CLI: "
-        f"--score-col) or call it one of {', '.join(SCORE_NAMES)}; found {', '.join(columns)}"
+        f"checkpoint), but no column holds the score; name it with {option('score_col', 'NAME')} "
+        f"or call it one of {', '.join(SCORE_NAMES)}; found {', '.join(columns)}"
     )
 
 
@@ -153,7 +154,7 @@ def model_column(columns, model_col, name: str) -> str:
     column = model_col or "model"
     if column not in columns:
         raise DataError(
-            f"{name}: no model column {column!r}; name it with model_col (CLI: --model-col); "
+            f"{name}: no model column {column!r}; name it with {option('model_col', 'NAME')}; "
             f"found {', '.join(map(str, columns))}"
         )
     return column

@@ -26,6 +26,7 @@ import pandas as pd
 import xarray as xr
 
 from bayesnoise._common import fmt_value as _fmt
+from bayesnoise._common import option
 from bayesnoise.data import DataError
 
 from ._inspect_util import build_dataset, choose, file_report, source_name
@@ -266,7 +267,7 @@ def helm_samples(
             if not _number(value) or not 0 <= float(value) <= 1:
                 raise DataError(
                     f"{run.source}: instance {instance}, trial {trial}: {used}={_fmt(value)} "
-                    "is not a score in [0, 1]; choose another with metric=... (CLI: --metric)"
+                    f"is not a score in [0, 1]; choose another with {option('metric', 'NAME')}"
                 )
             if (instance, trial) in seen:
                 raise DataError(f"{run.source}: instance {instance}, trial {trial} twice")

@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 import xarray as xr
 
+from bayesnoise._common import by_caller, option
 from bayesnoise._common import fmt_value as _fmt
 from bayesnoise.data import DataError
 
@@ -49,10 +50,14 @@ from .columns import score_value
 
 __all__ = ["inspect_samples", "is_inspect_log", "read_inspect"]
 
-_FIX_INCOMPLETE = (
-    "They are neither counted as wrong nor dropped: rerun them, or pass "
-    "incomplete='use-scored' (CLI: --use-scored) to load only the scored samples"
-)
+
+def _fix_incomplete() -> str:
+    """What to do about unscored samples, in the caller's language (known at call time)."""
+    return (
+        "They are neither counted as wrong nor dropped: rerun them, or pass "
+        + by_caller("incomplete='use-scored'", "--use-scored")
+        + " to load only the scored samples"
+    )
 
 
 def is_inspect_log(path: Path) -> bool:
@@ -94,7 +99,7 @@ def _check_keys(logs: list[RawLog], scorer: str, score_key: str | None, where: s
     if keys and score_key is None:
         raise DataError(
             f"{where}: scorer {scorer!r} gives several values per sample ({', '.join(keys)}); "
-            "choose one with score_key=... (CLI: --score-key KEY)"
+            f"choose one with {option('score_key', 'KEY')}"
         )
     if score_key is not None and not keys:
         raise DataError(
@@ -241,7 +246,9 @@ def _merge_groups(
                 f"{where}: two logs for model {model!r} on task {group[0].task!r}: "
                 f"{files}{extra} (a retry or an eval set?)"
                 + variant_hint(group)
-                + ". Keep one, or pass duplicates='merge' (CLI: --merge-duplicates) to use "
+                + ". Keep one, or pass "
+                + by_caller("duplicates='merge'", "--merge-duplicates")
+                + " to use "
                 "their epochs as more samples"
             )
         group.sort(key=lambda g: (g.created, str(g.path)))
@@ -421,7 +428,7 @@ def _report_incomplete(where: str, left_out: list, problems: list, incomplete: s
         parts.append(f"{len(problems)} logs did not finish ({more(problems)})")
     message = f"{where}: " + "; ".join(parts)
     if incomplete == "error":
-        raise DataError(f"{message}. {_FIX_INCOMPLETE}")
+        raise DataError(f"{message}. {_fix_incomplete()}")
     short = []  # the warning: one line; the list is in ds.attrs["notes"] ("left out")
     if left_out:
         short.append(f"{len(left_out)} samples have no score ({counted})")

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bayesnoise._common import fmt_value
+from bayesnoise._common import fmt_value, option
 from bayesnoise.data import DataError
 
 from .sources import TEXT_TYPES, table_kind
@@ -223,25 +223,26 @@ def read_judge(
     ((1, 1, 3), [[1.0, nan, 0.0]])
     """
     df, name, first = _frame(data, "DataFrame")
-    model = _pick(df, model_col, _MODEL, "model", name, "model_col (--model-col)")
-    question = _pick(df, question_col, _QUESTION, "question", name, "question_col (--question-col)")
-    for role, col, flag in (
-        ("model", model, "--model-col"),
-        ("question", question, "--question-col"),
-    ):
+    model = _pick(df, model_col, _MODEL, "model", name, option("model_col").removesuffix("="))
+    question = _pick(
+        df, question_col, _QUESTION, "question", name, option("question_col").removesuffix("=")
+    )
+    for role, col in (("model", model), ("question", question)):
         if col is None:
-            raise DataError(f"{name}: no {role} column; name it with {role}_col= (CLI: {flag})")
+            raise DataError(
+                f"{name}: no {role} column; name it with {option(role + '_col', 'NAME')}"
+            )
     cols = _judge_columns(judge_col)
     if cols is None:
         found = next((c for c in _JUDGE_SCORE if c in df.columns), None)
         if found is None:
             raise DataError(
                 f"{name}: no judge-score column (looked for {', '.join(_JUDGE_SCORE)}); name it "
-                f"with judge_col= (CLI: --judge-col); columns are {list(df.columns)}"
+                f"with {option('judge_col', 'NAME')}; columns are {list(df.columns)}"
             )
         cols = [found]
     for c in cols:
-        _pick(df, c, (), "judge", name, "judge_col (--judge-col)")
+        _pick(df, c, (), "judge", name, option("judge_col").removesuffix("="))
     judge_name = next((c for c in _JUDGE_NAME if c in df.columns and c not in cols), None)
     if judge_name is not None and len(cols) > 1:
         raise DataError(
@@ -251,12 +252,12 @@ def read_judge(
         )
     hcol = None
     if human is None:
-        hcol = _pick(df, human_col, _HUMAN, "human", name, "human_col (--human-col)")
+        hcol = _pick(df, human_col, _HUMAN, "human", name, option("human_col").removesuffix("="))
         if hcol is None:
             raise DataError(
                 f"{name}: no human-label column (looked for {', '.join(_HUMAN)}); name it with "
-                "human_col= (CLI: --human-col), or give the labels in a second table with "
-                "human= (CLI: --human FILE)"
+                f"{option('human_col', 'NAME')}, or give the labels in a second table with "
+                f"{option('human', 'FILE')}"
             )
         if hcol in cols:
             raise DataError(f"{name}: column {hcol!r} cannot be both judge score and human label")
@@ -398,9 +399,11 @@ def _place_labels(out, labels, m_idx, q_idx, models_raw, questions_raw, name, fi
 
 def _merge_human(out, human, human_col, model_col, question_col, models, questions):
     df, name, first = _frame(human, "human labels (DataFrame)")
-    model = _pick(df, model_col, _MODEL, "model", name, "model_col (--model-col)")
-    question = _pick(df, question_col, _QUESTION, "question", name, "question_col (--question-col)")
-    hcol = _pick(df, human_col, _HUMAN, "human", name, "human_col (--human-col)")
+    model = _pick(df, model_col, _MODEL, "model", name, option("model_col").removesuffix("="))
+    question = _pick(
+        df, question_col, _QUESTION, "question", name, option("question_col").removesuffix("=")
+    )
+    hcol = _pick(df, human_col, _HUMAN, "human", name, option("human_col").removesuffix("="))
     for role, col in (("model", model), ("question", question), ("human label", hcol)):
         if col is None:
             raise DataError(

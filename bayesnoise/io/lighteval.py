@@ -30,6 +30,7 @@ import pandas as pd
 import xarray as xr
 
 from bayesnoise._common import fmt_value as _fmt
+from bayesnoise._common import option
 from bayesnoise.data import DataError
 
 from ._inspect_util import build_dataset, choose, file_report, source_name
@@ -178,7 +179,7 @@ def _score(value, path: Path, i: int, metric: str) -> float:
         raise DataError(f"{path}, row {i}: {metric} is missing or not finite; nothing is imputed")
     raise DataError(
         f"{path}, row {i}: {metric} holds a {type(value).__name__}, not one number per document "
-        "(a corpus-level metric); choose another with metric=... (CLI: --metric NAME)"
+        f"(a corpus-level metric); choose another with {option('metric', 'NAME')}"
     )
 
 

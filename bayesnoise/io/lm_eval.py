@@ -17,7 +17,7 @@ import pandas as pd
 import xarray as xr
 
 from bayesnoise._common import fmt_value as _fmt
-from bayesnoise._common import one_line
+from bayesnoise._common import one_line, option
 from bayesnoise.data import DataError
 
 from ._inspect_util import build_dataset, choose, file_report, more, source_name, warn
@@ -75,7 +75,7 @@ def _scalar(value, path: Path, line: int, metric: str, metrics: list[str]) -> fl
     raise DataError(
         f"{path}, line {line}: {metric} holds a {kind}, not one number per document: a "
         "corpus-level metric (computed over all documents, e.g. f1, bleu) has no per-question "
-        f"score; choose a per-sample metric with metric=... (CLI: --metric NAME); found "
+        f"score; choose a per-sample metric with {option('metric', 'NAME')}; found "
         f"{', '.join(metrics)}"
     )
 
@@ -209,7 +209,7 @@ def _usable(runs, records, task, filt, metric):
         path, line, names = first
         raise DataError(
             f"{path}, line {line}: no metric {use!r} on this record; it has "
-            f"{', '.join(names) or 'none'} (choose with metric=..., CLI: --metric NAME)"
+            f"{', '.join(names) or 'none'} (choose with {option('metric', 'NAME')})"
         )
     return keep, use, skipped
 
@@ -232,7 +232,7 @@ def _collect(runs, records, task, filt, use):
                 if use not in rec:
                     raise DataError(
                         f"{path}, line {line}: no metric {use!r} on this record; it has "
-                        f"{', '.join(names) or 'none'} (choose with metric=..., CLI: --metric NAME)"
+                        f"{', '.join(names) or 'none'} (choose with {option('metric', 'NAME')})"
                     )
                 key = str(doc_id)
                 if key in seen:

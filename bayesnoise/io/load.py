@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import xarray as xr
 
+from bayesnoise._common import by_caller
 from bayesnoise.data import (
     DataError,
     check_dataset,
@@ -66,7 +67,7 @@ def _refuse_others(options: dict, kind: str, name: str) -> None:
         if kind not in applies:
             also = " and ".join(_WHAT[a] for a in applies[1:])
             raise DataError(
-                f"{name}: {key}= (CLI: {flag}) applies to {_WHAT[applies[0]]}, not to "
+                f"{name}: {by_caller(key + '=', flag)} applies to {_WHAT[applies[0]]}, not to "
                 f"{_WHAT[kind]}"
                 + (f" (it applies to {also} too)" if also else "")
                 + "; leave it out"

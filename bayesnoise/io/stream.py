@@ -14,6 +14,7 @@ import numpy as np
 import xarray as xr
 
 from bayesnoise._common import fmt_value as _fmt
+from bayesnoise._common import option
 from bayesnoise._progress import Progress
 from bayesnoise.data import (
     DataError,
@@ -319,7 +320,7 @@ class _Aggregator:
             names.map(columns["benchmark"].labels)
         raise DataError(
             f"{self.name}: holds {len(names.labels)} benchmarks ({', '.join(names.labels)}); "
-            "choose one with benchmark=... (CLI: --benchmark NAME)"
+            f"choose one with {option('benchmark', 'NAME')}"
         )
 
     def _duplicate(self, key: tuple[int, ...]):

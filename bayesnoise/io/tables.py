@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayesnoise._common import option
 from bayesnoise._progress import Progress
 from bayesnoise.data import DataError
 
@@ -71,7 +72,7 @@ def _check_per_question(k, layout, name: str) -> int | None:
         raise DataError(f"samples_per_question={k!r} must be a whole number >= 1")
     if layout.kind != "arena":
         raise DataError(
-            f"{name}: samples_per_question= (CLI: --samples-per-question) applies to Eval-Arena "
+            f"{name}: {option('samples_per_question')} applies to Eval-Arena "
             f"tables of fractional pass1 values without counts (model, example_id, pass1); this "
             f"is a {layout.kind} table, whose samples are known; leave it out"
         )
