@@ -458,7 +458,9 @@ def test_an_absent_factor_names_the_file_and_its_columns(tmp_path):
 @pytest.mark.parametrize("role", ["model", "question", "score"])
 def test_a_factor_that_is_the_model_question_or_score_column_says_so(role):
     # was: "cannot tell which columns hold the model" with the column right there
-    with pytest.raises(DataError, match=rf"factors= names '{role}' .*read as the {role}; a factor"):
+    with pytest.raises(
+        DataError, match=rf"factors=\['{role}'\] names the column read as the {role}; a factor"
+    ):
         bn.load(_frame(n=3), factors=[role])
 
 

@@ -110,7 +110,7 @@ def _inspect_logs(folder, rng):
 def test_inspect_logs_of_prompt_variants(tmp_path):
     rng = np.random.default_rng(8)
     _inspect_logs(tmp_path, rng)
-    with pytest.raises(DataError, match=r"--factor template"):
+    with pytest.raises(DataError, match=r"factors=\[.template.\]"):
         bn.load(tmp_path)
     ds = bn.load(tmp_path, factors=["template"])
     assert ds["correct"].dims == ("model", "question", "template")

@@ -105,19 +105,19 @@ def test_same_results_from_table_inspect_logs_and_lm_eval(tmp_path):
 def test_option_for_another_source_is_refused(tmp_path, option, value, flag, applies):
     with pytest.raises(
         DataError,
-        match=rf"quiz.csv: {option}= \(CLI: {flag}\) applies to {applies}, not to tables",
+        match=rf"quiz.csv: {option}= applies to {applies}, not to tables",
     ):
         bn.load(_table(tmp_path), **{option: value})
 
 
 def test_table_options_refused_for_logs_and_log_options_for_the_other_log(tmp_path):
     logs = _inspect_logs(tmp_path / "logs")
-    with pytest.raises(DataError, match=r"columns= \(CLI: --model-col.*\) applies to tables"):
+    with pytest.raises(DataError, match=r"columns= applies to tables"):
         bn.load(logs, columns={"model": "m"})
-    with pytest.raises(DataError, match=r"metric= .* applies to lm-eval output, not to Inspect"):
+    with pytest.raises(DataError, match=r"metric= applies to lm-eval output, not to Inspect"):
         bn.load(logs, metric="acc")
     out = _lm_eval(tmp_path / "out")
-    with pytest.raises(DataError, match=r"scorer= .* applies to Inspect logs, not to lm-eval"):
+    with pytest.raises(DataError, match=r"scorer= applies to Inspect logs, not to lm-eval"):
         bn.load(out, scorer="match")
     ds = bn.load(_table(tmp_path)).copy()
     with pytest.raises(DataError, match=r"Dataset: columns= .* not to a Dataset"):
@@ -202,7 +202,8 @@ def test_cli_column_flags_and_several_files(tmp_path, capsys):
 def test_cli_refuses_a_log_option_for_a_table(tmp_path, capsys):
     assert main(["noise", str(_table(tmp_path)), "--scorer", "match"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "scorer= (CLI: --scorer) applies to Inspect logs" in err
+    assert err.startswith("error: ") and "--scorer applies to Inspect logs" in err
+    assert "scorer=" not in err
 
 
 def test_cli_unknown_columns_say_which_flags(tmp_path, capsys):

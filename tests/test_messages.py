@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import warnings
 
 import numpy as np
@@ -169,3 +170,75 @@ def test_model_roles_are_named_in_each_language():
         bn.compare(CRUX, pair=("phind", "codellama-13b"))
     text = _cli_error(["compare", str(CRUX), "--pair", "phind", "codellama-13b", "--no-progress"])
     assert "--by pair" in text and "by=" not in text
+
+
+def _templates(tmp_path):
+    """Two models x 6 questions x 2 prompt templates, 0/1 scores (seeded)."""
+    rng = np.random.default_rng(37)
+    rows = [
+        (m, f"q{q}", t, int(rng.integers(0, 2)))
+        for m in ("a", "b")
+        for q in range(6)
+        for t in ("t1", "t2")
+    ]
+    path = tmp_path / "templates.csv"
+    pd.DataFrame(rows, columns=["model", "question", "template", "score"]).to_csv(path, index=False)
+    return path
+
+
+def _lm_eval_out(tmp_path):
+    from log_fixtures import BENCH, bench_table, write_lm_eval
+
+    write_lm_eval(tmp_path / "out", bench_table(), BENCH)
+    return tmp_path / "out"
+
+
+# (python call, command line, the keyword Python is told, the flag the command line is told)
+ONE_LANGUAGE = {
+    "plan target": (
+        lambda tmp: bn.plan(CRUX, progress=False),
+        lambda tmp: ["plan", str(CRUX), "--no-progress"],
+        "difference=",
+        "--difference",
+    ),
+    "plan cost": (
+        lambda tmp: bn.plan(CRUX, target_se=0.02, cost_sample=0, progress=False),
+        lambda tmp: ["plan", str(CRUX), "--target-se", "0.02", "--cost-sample", "0"],
+        "cost_sample must",
+        "--cost-sample must",
+    ),
+    "noises pair without by": (
+        lambda tmp: bn.noises(_templates(tmp), factors=["template"], pair=("a", "b")),
+        lambda tmp: ["noises", str(_templates(tmp)), "--factor", "template", "--pair", "a", "b"],
+        "by='pair'",
+        "--by pair",
+    ),
+    "monitor names": (
+        lambda tmp: bn.monitor(CRUX, progress=False),
+        lambda tmp: ["monitor", str(CRUX), "--no-progress"],
+        "baseline=MODEL",
+        "--baseline MODEL",
+    ),
+    "lm-eval metric": (
+        lambda tmp: bn.noise(_lm_eval_out(tmp), metric="nope", progress=False),
+        lambda tmp: ["noise", str(_lm_eval_out(tmp)), "--metric", "nope", "--no-progress"],
+        "metric=NAME",
+        "--metric NAME",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(ONE_LANGUAGE))
+def test_an_error_names_options_in_one_language(case, tmp_path, capsys):
+    call, argv, keyword, flag = ONE_LANGUAGE[case]
+    (tmp_path / "py").mkdir()
+    (tmp_path / "cli").mkdir()
+    with pytest.raises(DataError) as info:
+        call(tmp_path / "py")
+    text = str(info.value)
+    assert keyword in text and "--" not in text and "CLI" not in text, text
+    assert main(argv(tmp_path / "cli")) == 2
+    err = capsys.readouterr().err
+    name = re.match(r"\w+", keyword).group()  # the Python keyword; CLI flags have no "_"
+    assert flag in err and f"{name}=" not in err and "CLI" not in err, err
+    assert "_" not in name or name not in err, err

@@ -169,7 +169,7 @@ def test_lookup_order_path_env_packaged_repo(tmp_path, monkeypatch):
     with pytest.raises(bn.DataError, match="BAYESNOISE_MODELS"):
         monkeypatch.setenv("BAYESNOISE_MODELS", str(tmp_path / "empty"))
         ref.models_dir()
-    with pytest.raises(bn.DataError, match="--models-dir"):
+    with pytest.raises(bn.DataError, match="models_dir="):
         ref.models_dir(tmp_path / "empty")
 
 

@@ -155,7 +155,7 @@ def test_plan_from_a_pilot(pilot_ds):
 
 def test_bad_input_exits_2(pilot_ds, tmp_path, capsys):
     ds, _ = pilot_ds
-    with pytest.raises(DataError, match=r"cost_sample \(CLI: --cost-sample\) must be a number > 0"):
+    with pytest.raises(DataError, match=r"cost_sample must be a number > 0"):
         bn.plan(ds, target_se=0.01, cost_sample=0)
     with pytest.raises(DataError, match="exactly one target"):
         bn.plan(ds)

@@ -344,8 +344,8 @@ def _design_options(
             raise DataError(f"{_named(name)} must be a number > 0 (a cost), got {value}")
     if (difference is None) == (target_se is None) and resample is None:
         raise DataError(
-            f"give exactly one target: {option('difference', 'D')} (with "
-            f"{_named('power')}) or {option('target_se', 'SE')}"
+            f"give exactly one target: {option('difference', 'D')} or "
+            f"{option('target_se', 'SE')} (a difference is detected with {_named('power')})"
         )
     for name, value in (("difference", difference), ("target_se", target_se)):
         if value is not None and not float(value) > 0:
