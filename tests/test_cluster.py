@@ -168,7 +168,7 @@ def test_coordinate_and_array_agree_and_interval_contains_accuracy():
 
 def test_bad_cluster_input_is_refused_with_a_message():
     ds, labels = _dataset(seed=6)
-    with pytest.raises(DataError, match="--cluster-col"):
+    with pytest.raises(DataError, match="cluster_col=COLUMN"):  # Python's spelling
         cluster_noise(ds)  # no coordinate named "cluster"
     with pytest.raises(DataError, match="one label per question"):
         cluster_noise(ds, labels[:-1])

@@ -128,7 +128,7 @@ def test_sums_without_samples_are_still_refused(tmp_path):
     _graded().to_csv(path, index=False)
     nc = tmp_path / "graded.nc"
     bn.save(bn.load(path), nc)
-    with pytest.raises(DataError, match=r"graded samples were summed.*--threshold T"):
+    with pytest.raises(DataError, match=r"graded samples were summed.*threshold=T"):
         bn.rate(nc, threshold=T)
 
 
