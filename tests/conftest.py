@@ -49,16 +49,16 @@ def bundled_data() -> Path:
 # whole default suite (``pytest`` with no paths, no -k, no -m, nothing deselected) is CPU time: a
 # test's call that used more than BAYESNOISE_TEST_CPU_LIMIT_S seconds of CPU (this process, all its
 # threads, plus its reaped child processes). CPU time does not grow with the load. The default,
-# 30 s, is twice the 15 s under which every test of the suite stays here (slowest measured:
-# benchmarks/results/ci_speed.md), so a machine twice as slow per core still passes; "inf" turns
-# the check off. Long studies belong in benchmarks/ or studies/.
+# 50 s, is twice the heaviest test of the suite (23.2 s of CPU, the calibration-grid cell
+# test_coverage[beta_n30_k5_mu05-pop_diff_null], in the full run of 2026-12-08 on 2 cores), so a
+# machine twice as slow per core still passes; "inf" turns the check off. Long studies belong in benchmarks/ or studies/.
 CPU_LIMIT_ENV = "BAYESNOISE_TEST_CPU_LIMIT_S"
 RETIRED_WALL_ENV = "BAYESNOISE_SLOWEST_TEST_S"  # the wall-time limit of issue 33, retired
 SLOW_WALL_S = 10.0
 
 
 def _cpu_limit() -> float:
-    raw = os.environ.get(CPU_LIMIT_ENV, "30")
+    raw = os.environ.get(CPU_LIMIT_ENV, "50")
     try:
         return float(raw)
     except ValueError:

@@ -60,9 +60,7 @@ def test_eval_arena_jsonl_fractional_is_flagged(tmp_path):
     path = _write(tmp_path, "e.jsonl", "\n".join(json.dumps(x) for x in lines))
     ds = bn.load(path)
     assert ds.attrs["counts_known"] is False and ds.attrs["benchmark"] == "b"
-    with pytest.warns(
-        UserWarning, match=r"\(pass1 without sample counts\).*pass --samples-per-question"
-    ):
+    with pytest.warns(UserWarning, match=r"\(pass1 without sample counts\).*pass samples_"):
         out = bn.frequentist.model_noise(ds)
     assert out["se_data"].isna().all() and out["se_total"].notna().all()
 
@@ -87,7 +85,7 @@ def test_wide_matrix():
 def test_benchmark_selection(tmp_path):
     text = "model,example_id,count,correct,benchmark_id\na,q1,1,1,x\na,q1,1,0,y\n"
     path = _write(tmp_path, "m.csv", text)
-    with pytest.raises(DataError, match=r"holds 2 benchmarks \(x, y\).*--benchmark"):
+    with pytest.raises(DataError, match=r"holds 2 benchmarks \(x, y\).*benchmark=NAME"):
         bn.load(path)
     assert bn.load(path, benchmark="y")["correct"].item() == 0
     with pytest.raises(DataError, match="no benchmark 'z'"):

@@ -46,7 +46,7 @@ def test_labels_are_checked_before_pymc_builds_anything():
     with pytest.raises(DataError, match="one label per question"):
         cluster_model([[1, 2, 3]], 4, cluster=["a", "b"])
     ds = from_arrays(np.array([[1, 2, 3, 0]]), np.full((1, 4), 4))
-    with pytest.raises(DataError, match="--cluster-col"):
+    with pytest.raises(DataError, match="cluster_col="):
         cluster_model(ds)
 
 

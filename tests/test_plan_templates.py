@@ -131,7 +131,7 @@ def test_unreachable_target_and_bad_options():
     df = _pilot(np.random.default_rng(3), n=10, t=3, k=2)
     with pytest.raises(DataError, match="pair"):
         bn.plan(df, factors=["template"], difference=0.05)
-    with pytest.raises(DataError, match="cost-template"):
+    with pytest.raises(DataError, match="cost_template="):
         bn.plan(df, factors=["template"], target_se=0.05, cost_template=0)
 
 

@@ -11,6 +11,7 @@ import xarray as xr
 from bayesnoise._common import (
     new_spellings,
     one_line,
+    option,
     pair_table,
     reject_old,
     see_warnings,
@@ -52,7 +53,7 @@ def _split_note(ds: xr.Dataset, comps: dict) -> str | None:
     if not bad.any():
         return None
     if not attr(ds, "counts_known"):
-        why, todo = "pass1 without sample counts", "pass --samples-per-question"
+        why, todo = "pass1 without sample counts", f"pass {option('samples_per_question')}"
     else:
         why, todo = "K = 1", "run K >= 2"
     text = (

@@ -265,7 +265,12 @@ def check_convergence(
                 if len("; ".join([*kept, part, "..."])) > room:
                     break
                 kept.append(part)
-            what = "; ".join([*kept, "..."]) if kept else parts[0][: room - 3] + "..."
+            dropped = [part.split(":")[0] for part in parts[len(kept) :]]
+            also = f"also {', '.join(dropped)}"  # every variable named, its details cut
+            if kept and len("; ".join([*kept, also])) <= room:
+                what = "; ".join([*kept, also])
+            else:
+                what = "; ".join([*kept, "..."]) if kept else parts[0][: room - 3] + "..."
         warn_user(head + what + tail, ConvergenceWarning)
     return report
 
